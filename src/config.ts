@@ -1,0 +1,81 @@
+/**
+ * The one configuration of the process: every setting named, typed, described and
+ * validated at start (CONVENTIONS 9). Nothing else reads process.env.
+ */
+export interface Config {
+  /** Where the data lives: a SQLite file path (default) or a postgres:// URL. */
+  readonly databaseUrl: string;
+  /** Redis for the shared limit store; null keeps limits in this process. */
+  readonly redisUrl: string | null;
+  readonly port: number;
+  readonly host: string;
+  /** Proxies whose X-Forwarded-For is believed (Fastify's trustProxy forms); false = none. */
+  readonly trustProxy: boolean | string | number;
+  readonly tlsCert: string | null;
+  readonly tlsKey: string | null;
+  /** Base address printed and used in links, e.g. http://127.0.0.1:8080. */
+  readonly baseUrl: string;
+  /** Address of the error-type documents: problem `type` is `${errorsUrl}#<code>`. */
+  readonly errorsUrl: string;
+  readonly smtpUrl: string | null;
+  readonly mailFrom: string;
+  readonly logLevel: string;
+  /** How often each process re-reads changed keys, so a pause or revoke spreads (ms). */
+  readonly keyRefreshMs: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+function trustProxy(raw: string | undefined): boolean | string | number {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw; // a comma-separated list of addresses or CIDR ranges
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const tlsCert = env.TLS_CERT || null;
+  const tlsKey = env.TLS_KEY || null;
+  if ((tlsCert === null) !== (tlsKey === null)) {
+    throw new ConfigError('TLS_CERT and TLS_KEY must be set together');
+  }
+  const databaseUrl = env.DATABASE_URL || './data/venue.sqlite';
+  if (/^[a-z]+:\/\//i.test(databaseUrl) && !/^postgres(ql)?:\/\//i.test(databaseUrl)) {
+    throw new ConfigError(`DATABASE_URL must be a SQLite path, sqlite:PATH or postgres://…, got "${databaseUrl}"`);
+  }
+  const redisUrl = env.REDIS_URL || null;
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError(`REDIS_URL must start with redis:// or rediss://`);
+  }
+  const scheme = tlsCert ? 'https' : 'http';
+  const baseUrl = (env.BASE_URL || `${scheme}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/$/, '');
+  return Object.freeze({
+    databaseUrl,
+    redisUrl,
+    port,
+    host,
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    tlsCert,
+    tlsKey,
+    baseUrl,
+    errorsUrl: env.ERRORS_URL || `${baseUrl}/docs/errors`,
+    smtpUrl: env.SMTP_URL || null,
+    mailFrom: env.MAIL_FROM || 'venue-api <no-reply@localhost>',
+    logLevel: env.LOG_LEVEL || 'info',
+    keyRefreshMs: int(env, 'KEY_REFRESH_MS', 2000, 100, 5000),
+  });
+}

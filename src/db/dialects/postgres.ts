@@ -1,0 +1,33 @@
+import { createHash } from 'node:crypto';
+import { PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Engine } from './types.ts';
+
+// int8 (bigint) columns hold millisecond instants, well inside the safe-integer range.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+function lockKey(name: string): bigint {
+  return createHash('sha256').update(name).digest().readBigInt64BE(0);
+}
+
+export function createPostgresEngine(url: string, poolSize = 10): Engine {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  return {
+    name: 'postgres',
+    dialect: new PostgresDialect({ pool }),
+    // A session advisory lock on one pinned connection: several processes, one runner.
+    async withJobLock(db, lock, fn) {
+      return db.connection().execute(async (conn) => {
+        const key = lockKey(lock);
+        const got = await sql<{ ok: boolean }>`select pg_try_advisory_lock(${key}) as ok`.execute(conn);
+        if (!got.rows[0]?.ok) return { ran: false };
+        try {
+          return { ran: true, value: await fn() };
+        } finally {
+          await sql`select pg_advisory_unlock(${key})`.execute(conn);
+        }
+      });
+    },
+    maxInsertRows: (columns) => Math.max(1, Math.floor(60_000 / columns)),
+  };
+}

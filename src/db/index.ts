@@ -1,0 +1,35 @@
+import { Kysely, Migrator } from 'kysely';
+import { createPostgresEngine } from './dialects/postgres.ts';
+import { createSqliteEngine } from './dialects/sqlite.ts';
+import type { Engine } from './dialects/types.ts';
+import { migrationProvider } from './migrations/index.ts';
+import type { Database, Db } from './schema.ts';
+
+export interface Storage {
+  readonly db: Db;
+  readonly engine: Engine;
+  close(): Promise<void>;
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+export function openStorage(databaseUrl: string): Storage {
+  const engine = isPostgresUrl(databaseUrl) ? createPostgresEngine(databaseUrl) : createSqliteEngine(databaseUrl);
+  const db = new Kysely<Database>({ dialect: engine.dialect });
+  return { db, engine, close: () => db.destroy() };
+}
+
+/** Brings the schema up to date; safe to call from several processes at once on PostgreSQL. */
+export async function migrate(storage: Storage): Promise<void> {
+  const run = async () => {
+    const { error, results } = await new Migrator({ db: storage.db, provider: migrationProvider }).migrateToLatest();
+    const failed = results?.find((r) => r.status === 'Error');
+    if (error || failed) {
+      throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+    }
+  };
+  // Kysely's Migrator already takes a lock on PostgreSQL; SQLite has one writer.
+  await run();
+}

@@ -1,0 +1,184 @@
+import type { Generated, Kysely, Transaction } from 'kysely';
+
+/**
+ * Table shapes. Instants are integer milliseconds (see lib/time.ts); booleans are 0/1
+ * integers so both engines read them the same way. Read-only collections the platform
+ * owns (venues, bookings, orders, …) keep their record in `data` (JSON text) beside the
+ * columns their filters and order need: one row fetch serves a record, no joins.
+ */
+export interface WorkspaceTable {
+  id: string;
+  name: string;
+  limits: string; // JSON: overrides of the workspace's own limits
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StaffTable {
+  id: string;
+  workspace_id: string;
+  email: string;
+  name: string;
+  role: 'owner' | 'key_manager' | 'staff';
+  password_hash: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  secret_hash: string;
+  mode: 'test' | 'live';
+  access: 'read' | 'read_write';
+  kind: 'standard' | 'restricted';
+  can_read: string; // JSON array
+  can_write: string; // JSON array
+  contacts_masked: number;
+  expires_at: number | null;
+  status: 'active' | 'paused' | 'revoked';
+  paused_at: number | null;
+  pause_reason: string | null;
+  revoked_at: number | null;
+  limits: string; // JSON: per-key overrides
+  created_by: string | null;
+  agreed_by: string | null;
+  agreed_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A record kept whole as JSON, with the columns its list needs. */
+export interface DocColumns {
+  id: string;
+  workspace_id: string;
+  created_at: number;
+  updated_at: number;
+  data: string;
+}
+
+export interface TagTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ListTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  kind: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CustomerTable {
+  id: string;
+  workspace_id: string;
+  livemode: number;
+  first_name: string;
+  last_name: string | null;
+  nickname: string | null;
+  email: string | null;
+  phone: string | null;
+  date_of_birth: string | null;
+  company: string | null;
+  address_line1: string | null;
+  address_line2: string | null;
+  address_suburb: string | null;
+  address_state: string | null;
+  address_postcode: string | null;
+  address_country: string | null;
+  adult: number | null;
+  marketing_consent: number;
+  member: number;
+  member_tier: string | null;
+  gender: string | null;
+  how_heard_about_us: string | null;
+  version: number;
+  /** The key that created the row (null for staff or import): DELETE /test-data needs it. */
+  created_by_key_id: string | null;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export interface CustomerTagTable {
+  workspace_id: string;
+  customer_id: string;
+  tag_id: string;
+  added_at: number | null;
+  added_by_key_id: string | null;
+}
+
+export interface CustomerListTable {
+  workspace_id: string;
+  customer_id: string;
+  list_id: string;
+  status: 'active' | 'unsubscribed';
+  added_at: number | null;
+  unsubscribed_at: number | null;
+  added_by_key_id: string | null;
+}
+
+export interface BookingTable extends DocColumns {
+  livemode: number;
+  venue_id: string | null;
+  number: string;
+  scheduled_at: number | null;
+}
+
+export interface OrderTable extends DocColumns {
+  livemode: number;
+  customer_id: string | null;
+  booking_id: string | null;
+  venue_id: string | null;
+  number: string;
+}
+
+export interface TicketTable extends DocColumns {
+  event_id: string | null;
+  customer_id: string | null;
+  order_id: string | null;
+}
+
+export interface GiftCardTable extends DocColumns {
+  holder_id: string | null;
+  buyer_id: string | null;
+}
+
+export interface MetaTable {
+  name: string;
+  value: string;
+}
+
+export interface Database {
+  workspaces: WorkspaceTable;
+  staff: StaffTable;
+  api_keys: ApiKeyTable;
+  venues: DocColumns;
+  activities: DocColumns;
+  packages: DocColumns;
+  events: DocColumns;
+  tags: TagTable;
+  lists: ListTable;
+  customers: CustomerTable;
+  customer_tags: CustomerTagTable;
+  customer_lists: CustomerListTable;
+  bookings: BookingTable;
+  orders: OrderTable;
+  tickets: TicketTable;
+  gift_cards: GiftCardTable;
+  meta: MetaTable;
+}
+
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+/** Either the database or an open transaction: services take this (CONVENTIONS 3). */
+export type Queryable = Kysely<Database>;
+export type { Generated };

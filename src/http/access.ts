@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { ApiError, forbidden } from '../errors.ts';
+
+/**
+ * The key's permissions against the route's declared access (SPEC "Authentication" 6,
+ * DECISIONS "Keys"). Runs after auth and limits, before the body is parsed, so a
+ * forbidden write never reads its body.
+ */
+export const access = fp(async (app: FastifyInstance) => {
+  app.addHook('onRequest', async (request) => {
+    const rule = request.routeOptions.config.access;
+    const scope = request.scope;
+    if (!rule || !scope) return;
+    const key = scope.key;
+    if (rule.kind === 'read' && !key.canRead.includes(rule.collection)) {
+      throw forbidden(`This key may not read ${rule.collection}.`);
+    }
+    if (rule.kind === 'write') {
+      if (key.access === 'read') throw forbidden('This key is read only; writes need a read and write key.');
+      if (rule.permission === 'test_data.delete' && key.mode === 'live') {
+        throw forbidden('DELETE /test-data needs a test key; live data is never removed this way.');
+      }
+      if (!key.canWrite.includes(rule.permission)) {
+        throw new ApiError('forbidden', `This key may not make the write "${rule.permission}".`);
+      }
+    }
+  });
+});

@@ -1,0 +1,102 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay, { type HTTPVersion } from 'find-my-way';
+import { ApiError, invalid, toProblem, type FieldError } from '../errors.ts';
+
+/**
+ * The one place an error becomes an answer: an RFC 9457 problem document. Anything that
+ * is not an ApiError or a client error Fastify found is a 500 whose detail says nothing
+ * of internals (DECISIONS "HTTP and errors").
+ */
+export function sendProblem(reply: FastifyReply, err: ApiError, errorsUrl: string): FastifyReply {
+  for (const [name, value] of Object.entries(err.options.headers ?? {})) reply.header(name, value);
+  return reply
+    .code(err.status)
+    .type('application/problem+json')
+    .send(toProblem(err, errorsUrl, reply.request.id));
+}
+
+function fieldErrors(error: FastifyError): FieldError[] {
+  const context = error.validationContext ?? 'body';
+  return (error.validation ?? []).map((v) => {
+    const params = v.params as Record<string, unknown>;
+    let path = v.instancePath.replace(/^\//, '').replace(/\//g, '.');
+    if (typeof params.additionalProperty === 'string') {
+      path = path ? `${path}.${params.additionalProperty}` : params.additionalProperty;
+      return { field: `${context === 'body' ? '' : `${context}.`}${path}`, message: 'is not a known field' };
+    }
+    if (typeof params.missingProperty === 'string') path = path ? `${path}.${params.missingProperty}` : params.missingProperty;
+    return { field: `${context === 'body' ? '' : `${context}.`}${path || context}`, message: v.message ?? 'is not valid' };
+  });
+}
+
+/** Fastify's own client errors (parsing, content type, size) mapped onto the catalogue. */
+function fromFastify(error: FastifyError): ApiError | null {
+  if (error.validation) {
+    const errors = fieldErrors(error);
+    const first = errors[0];
+    return invalid(first ? `${first.field}: ${first.message}` : 'The request is not valid.', errors);
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', 'The request body is over 64 KiB.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return new ApiError('unsupported_media_type', 'Send the request body as application/json.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return invalid('The body is empty but Content-Type says JSON; send a JSON object.');
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 413) return new ApiError('payload_too_large', 'The request body is over 64 KiB.');
+  if (status === 415) return new ApiError('unsupported_media_type', 'Send the request body as application/json.');
+  if (status >= 400 && status < 500) {
+    const syntax = error instanceof SyntaxError || /JSON/i.test(error.message);
+    return invalid(syntax ? 'The body is not valid JSON.' : 'The request is not valid.');
+  }
+  return null;
+}
+
+export function installProblemHandlers(app: FastifyInstance, errorsUrl: string): void {
+  // A second router of the same routes answers "which methods does this path have?".
+  const known = FindMyWay<HTTPVersion.V1>();
+  const methodsByPattern = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    let set = methodsByPattern.get(route.url);
+    if (!set) {
+      set = new Set();
+      methodsByPattern.set(route.url, set);
+      known.on('GET', route.url, () => undefined, { pattern: route.url });
+    }
+    for (const m of methods) set.add(m);
+  });
+
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof ApiError) return sendProblem(reply, error, errorsUrl);
+    const mapped = fromFastify(error);
+    if (mapped) return sendProblem(reply, mapped, errorsUrl);
+    request.log.error({ err: error }, 'unexpected error');
+    return sendProblem(
+      reply,
+      new ApiError('internal_error', `Something went wrong on our side. Quote ${request.id} when you report it.`),
+      errorsUrl,
+    );
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const match = known.find('GET', path);
+    const pattern = (match?.store as { pattern?: string } | undefined)?.pattern;
+    const methods = pattern ? methodsByPattern.get(pattern) : undefined;
+    if (methods && methods.size > 0) {
+      const allow = [...methods].sort().join(', ');
+      return sendProblem(
+        reply,
+        new ApiError('method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allow}.`, {
+          headers: { Allow: allow },
+        }),
+        errorsUrl,
+      );
+    }
+    return sendProblem(reply, new ApiError('not_found', `There is no endpoint ${request.method} ${path}.`), errorsUrl);
+  });
+}

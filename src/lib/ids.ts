@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+
+/** SPEC "Conventions": a lowercase prefix, an underscore, then 22 characters. */
+export const ID_PREFIX = {
+  customer: 'cus',
+  tag: 'tag',
+  list: 'lst',
+  booking: 'bkg',
+  venue: 'ven',
+  activity: 'act',
+  package: 'pkg',
+  event: 'evt',
+  event_date: 'evd',
+  ticket: 'tkt',
+  order: 'ord',
+  gift_card: 'gft',
+  key: 'key',
+  request: 'req',
+  workspace: 'wsp',
+  staff: 'stf',
+  change: 'chg',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIX;
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** n base62 characters of uniform randomness (rejection sampling, no modulo bias). */
+export function randomBase62(n: number): string {
+  let out = '';
+  while (out.length < n) {
+    for (const byte of randomBytes(n * 2)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === n) break;
+    }
+  }
+  return out;
+}
+
+export function newId(kind: IdKind): string {
+  return `${ID_PREFIX[kind]}_${randomBase62(22)}`;
+}
+
+const ID_SHAPE = /^([a-z]+)_([0-9A-Za-z]{22})$/;
+
+/** True when `id` is well formed and of this kind; anything else is a 404 upstream. */
+export function isIdOf(kind: IdKind, id: string): boolean {
+  const m = ID_SHAPE.exec(id);
+  return m !== null && m[1] === ID_PREFIX[kind];
+}
+
+export function toBase62(n: bigint | number, width: number): string {
+  let v = BigInt(n);
+  let out = '';
+  while (v > 0n) {
+    out = BASE62[Number(v % 62n)] + out;
+    v /= 62n;
+  }
+  return out.padStart(width, '0');
+}

@@ -1,0 +1,97 @@
+import type { CustomerTable, Queryable } from '../../db/schema.ts';
+import { beforeCursor, type PagePlan } from '../paging.ts';
+
+/** Scope of every customer query: workspace and mode (CONVENTIONS 4). */
+export interface CustomerScope {
+  workspaceId: string;
+  livemode: boolean;
+}
+
+export interface TagLink {
+  customer_id: string;
+  tag_id: string;
+  name: string;
+  added_at: number | null;
+}
+
+export interface ListLink {
+  customer_id: string;
+  list_id: string;
+  name: string;
+  status: 'active' | 'unsubscribed';
+  added_at: number | null;
+  unsubscribed_at: number | null;
+}
+
+export type CustomerRow = CustomerTable;
+
+function live(db: Queryable, scope: CustomerScope) {
+  return db
+    .selectFrom('customers')
+    .selectAll()
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('livemode', '=', scope.livemode ? 1 : 0)
+    .where('deleted_at', 'is', null);
+}
+
+export async function findCustomer(db: Queryable, scope: CustomerScope, id: string): Promise<CustomerRow | undefined> {
+  return live(db, scope).where('id', '=', id).executeTakeFirst();
+}
+
+export async function findCustomerByEmail(
+  db: Queryable,
+  scope: CustomerScope,
+  email: string,
+): Promise<CustomerRow | undefined> {
+  return live(db, scope).where('email', '=', email).executeTakeFirst();
+}
+
+export async function pageCustomers(
+  db: Queryable,
+  scope: CustomerScope,
+  plan: PagePlan,
+  email: string | undefined,
+): Promise<CustomerRow[]> {
+  let query = live(db, scope);
+  if (email !== undefined) query = query.where('email', '=', email);
+  if (plan.updatedSince !== null) query = query.where('updated_at', '>=', plan.updatedSince);
+  if (plan.after) query = query.where(beforeCursor('customers', plan.after));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(plan.limit + 1).execute();
+}
+
+/** Tag and list memberships of a page of customers: two queries, however long the page. */
+export async function loadMemberships(
+  db: Queryable,
+  workspaceId: string,
+  customerIds: string[],
+): Promise<{ tags: TagLink[]; lists: ListLink[] }> {
+  if (customerIds.length === 0) return { tags: [], lists: [] };
+  const [tags, lists] = await Promise.all([
+    db
+      .selectFrom('customer_tags')
+      .innerJoin('tags', 'tags.id', 'customer_tags.tag_id')
+      .select(['customer_tags.customer_id', 'customer_tags.tag_id', 'tags.name', 'customer_tags.added_at'])
+      .where('customer_tags.workspace_id', '=', workspaceId)
+      .where('customer_tags.customer_id', 'in', customerIds)
+      .orderBy('customer_tags.added_at')
+      .orderBy('customer_tags.tag_id')
+      .execute(),
+    db
+      .selectFrom('customer_lists')
+      .innerJoin('lists', 'lists.id', 'customer_lists.list_id')
+      .select([
+        'customer_lists.customer_id',
+        'customer_lists.list_id',
+        'lists.name',
+        'customer_lists.status',
+        'customer_lists.added_at',
+        'customer_lists.unsubscribed_at',
+      ])
+      .where('customer_lists.workspace_id', '=', workspaceId)
+      .where('customer_lists.customer_id', 'in', customerIds)
+      .orderBy('customer_lists.added_at')
+      .orderBy('customer_lists.list_id')
+      .execute(),
+  ]);
+  return { tags, lists };
+}

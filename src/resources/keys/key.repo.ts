@@ -1,0 +1,102 @@
+import type { Queryable } from '../../db/schema.ts';
+import type { ApiKeyTable } from '../../db/schema.ts';
+import {
+  DEFAULT_WORKSPACE_REQUESTS_PER_MINUTE,
+  effectiveLimits,
+  type ApiKey,
+  type Collection,
+  type KeyLimits,
+  type WritePermission,
+} from './key.model.ts';
+
+const KEY_COLUMNS = [
+  'api_keys.id',
+  'api_keys.workspace_id',
+  'api_keys.name',
+  'api_keys.mode',
+  'api_keys.access',
+  'api_keys.kind',
+  'api_keys.can_read',
+  'api_keys.can_write',
+  'api_keys.contacts_masked',
+  'api_keys.expires_at',
+  'api_keys.status',
+  'api_keys.paused_at',
+  'api_keys.pause_reason',
+  'api_keys.revoked_at',
+  'api_keys.limits',
+  'api_keys.created_at',
+  'api_keys.updated_at',
+] as const;
+
+type KeyRow = Omit<ApiKeyTable, 'secret_hash' | 'created_by' | 'agreed_by' | 'agreed_at'> & {
+  workspace_limits: string;
+};
+
+export function rowToKey(row: KeyRow): ApiKey {
+  const workspaceLimits = JSON.parse(row.workspace_limits) as { requests_per_minute?: number };
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    name: row.name,
+    mode: row.mode,
+    access: row.access,
+    kind: row.kind,
+    canRead: JSON.parse(row.can_read) as Collection[],
+    canWrite: JSON.parse(row.can_write) as WritePermission[],
+    contactsMasked: row.contacts_masked === 1,
+    expiresAt: row.expires_at,
+    status: row.status,
+    pausedAt: row.paused_at,
+    pauseReason: row.pause_reason,
+    revokedAt: row.revoked_at,
+    limits: effectiveLimits(JSON.parse(row.limits) as Partial<KeyLimits>),
+    workspaceRequestsPerMinute: workspaceLimits.requests_per_minute ?? DEFAULT_WORKSPACE_REQUESTS_PER_MINUTE,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function selectKeys(db: Queryable) {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
+    .select([...KEY_COLUMNS, 'workspaces.limits as workspace_limits']);
+}
+
+export async function findKeyBySecretHash(db: Queryable, secretHash: string): Promise<ApiKey | null> {
+  const row = await selectKeys(db).where('api_keys.secret_hash', '=', secretHash).executeTakeFirst();
+  return row ? rowToKey(row) : null;
+}
+
+export async function findKeyById(db: Queryable, id: string): Promise<ApiKey | null> {
+  const row = await selectKeys(db).where('api_keys.id', '=', id).executeTakeFirst();
+  return row ? rowToKey(row) : null;
+}
+
+/** Keys whose row, or whose workspace's limits, changed at or after `since`. */
+export async function findKeysChangedSince(db: Queryable, since: number): Promise<ApiKey[]> {
+  const rows = await selectKeys(db)
+    .where((eb) => eb.or([eb('api_keys.updated_at', '>=', since), eb('workspaces.updated_at', '>=', since)]))
+    .execute();
+  return rows.map(rowToKey);
+}
+
+export async function listKeys(db: Queryable, workspaceId: string): Promise<ApiKey[]> {
+  const rows = await selectKeys(db)
+    .where('api_keys.workspace_id', '=', workspaceId)
+    .orderBy('api_keys.created_at', 'desc')
+    .orderBy('api_keys.id', 'desc')
+    .execute();
+  return rows.map(rowToKey);
+}
+
+export async function countLiveKeys(db: Queryable, workspaceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '!=', 'revoked')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,0 +1,140 @@
+import type { Db } from '../../db/schema.ts';
+import { ApiError, invalid, notFound } from '../../errors.ts';
+import { isIdOf, newId } from '../../lib/ids.ts';
+import { hashKeySecret, newKeySecret } from '../../lib/key-secret.ts';
+import type { Clock } from '../../lib/time.ts';
+import {
+  COLLECTIONS,
+  MAX_KEYS_PER_WORKSPACE,
+  WRITES,
+  parseLimitOverrides,
+  standardWrites,
+  type ApiKey,
+  type Collection,
+  type KeyAccess,
+  type KeyMode,
+  type KeyStatus,
+  type WritePermission,
+} from './key.model.ts';
+import { countLiveKeys, findKeyById } from './key.repo.ts';
+
+export interface CreateKeyInput {
+  workspaceId: string;
+  name: string;
+  mode: KeyMode;
+  access: KeyAccess;
+  restricted?: { canRead: string[]; canWrite: string[] };
+  contactsMasked?: boolean;
+  expiresAt?: number | null;
+  limits?: Record<string, unknown>;
+  createdBy?: string | null;
+  /** Who agreed to the API terms, the acceptable use policy and the data and privacy terms. */
+  agreedBy?: string | null;
+}
+
+function checkRestriction(input: CreateKeyInput): { canRead: Collection[]; canWrite: WritePermission[] } {
+  const allowedWrites = standardWrites(input.mode, input.access);
+  if (!input.restricted) return { canRead: [...COLLECTIONS], canWrite: allowedWrites };
+  const canRead = [...new Set(input.restricted.canRead)];
+  const canWrite = [...new Set(input.restricted.canWrite)];
+  for (const c of canRead) {
+    if (!(COLLECTIONS as readonly string[]).includes(c)) {
+      throw invalid(`unknown collection "${c}" in can_read (one of ${COLLECTIONS.join(', ')})`);
+    }
+  }
+  for (const w of canWrite) {
+    if (!(WRITES as readonly string[]).includes(w)) throw invalid(`unknown write "${w}" (one of ${WRITES.join(', ')})`);
+    if (!(allowedWrites as string[]).includes(w)) {
+      throw invalid(`a ${input.mode} ${input.access} key cannot be given "${w}"`);
+    }
+  }
+  return { canRead: canRead as Collection[], canWrite: canWrite as WritePermission[] };
+}
+
+/** Makes a key; the secret is in the answer and nowhere else, ever (SPEC "Authentication" 4). */
+export async function createKey(db: Db, clock: Clock, input: CreateKeyInput): Promise<{ key: ApiKey; secret: string }> {
+  const name = input.name.trim();
+  if (!name || name.length > 100) throw invalid('a key needs a name of 1 to 100 characters');
+  const { canRead, canWrite } = checkRestriction(input);
+  let limits;
+  try {
+    limits = parseLimitOverrides(input.limits ?? {});
+  } catch (e) {
+    throw invalid((e as Error).message);
+  }
+  const now = clock();
+  if (input.expiresAt != null && input.expiresAt <= now) throw invalid('expires_at must be in the future');
+  const secret = newKeySecret(input.mode);
+  const id = newId('key');
+  await db.transaction().execute(async (tx) => {
+    const workspace = await tx.selectFrom('workspaces').select('id').where('id', '=', input.workspaceId).executeTakeFirst();
+    if (!workspace) throw notFound(`no workspace ${input.workspaceId}`);
+    // DECISIONS "Keys": at most 25 keys that are not revoked per workspace.
+    if ((await countLiveKeys(tx, input.workspaceId)) >= MAX_KEYS_PER_WORKSPACE) {
+      throw new ApiError('conflict', `a workspace may hold at most ${MAX_KEYS_PER_WORKSPACE} keys; revoke one first`);
+    }
+    await tx
+      .insertInto('api_keys')
+      .values({
+        id,
+        workspace_id: input.workspaceId,
+        name,
+        secret_hash: hashKeySecret(secret),
+        mode: input.mode,
+        access: input.access,
+        kind: input.restricted ? 'restricted' : 'standard',
+        can_read: JSON.stringify(canRead),
+        can_write: JSON.stringify(canWrite),
+        contacts_masked: input.contactsMasked ? 1 : 0,
+        expires_at: input.expiresAt ?? null,
+        status: 'active',
+        limits: JSON.stringify(limits),
+        created_by: input.createdBy ?? null,
+        agreed_by: input.agreedBy ?? input.createdBy ?? null,
+        agreed_at: (input.agreedBy ?? input.createdBy) ? now : null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  });
+  const key = await findKeyById(db, id);
+  if (!key) throw new Error('key vanished after insert');
+  return { key, secret };
+}
+
+const MOVES: Record<'pause' | 'resume' | 'revoke', { from: KeyStatus[]; to: KeyStatus }> = {
+  pause: { from: ['active', 'paused'], to: 'paused' },
+  resume: { from: ['paused', 'active'], to: 'active' },
+  revoke: { from: ['active', 'paused', 'revoked'], to: 'revoked' },
+};
+
+/**
+ * Moves a key through its lifecycle (SPEC "States and transitions"). Bumping updated_at
+ * is what makes every process's key cache pick the change up (see key-cache.ts).
+ */
+export async function changeKeyStatus(
+  db: Db,
+  clock: Clock,
+  keyId: string,
+  move: 'pause' | 'resume' | 'revoke',
+  reason: string | null = null,
+): Promise<ApiKey> {
+  if (!isIdOf('key', keyId)) throw notFound(`no key ${keyId}`);
+  const current = await findKeyById(db, keyId);
+  if (!current) throw notFound(`no key ${keyId}`);
+  const { from, to } = MOVES[move];
+  if (!from.includes(current.status)) throw new ApiError('conflict', `a ${current.status} key cannot be ${move}d`);
+  const now = clock();
+  await db
+    .updateTable('api_keys')
+    .set({
+      status: to,
+      updated_at: Math.max(now, current.updatedAt + 1),
+      ...(move === 'pause' ? { paused_at: now, pause_reason: reason ?? 'paused by an operator' } : {}),
+      ...(move === 'resume' ? { paused_at: null, pause_reason: null } : {}),
+      ...(move === 'revoke' ? { revoked_at: current.revokedAt ?? now } : {}),
+    })
+    .where('id', '=', keyId)
+    .execute();
+  return (await findKeyById(db, keyId))!;
+}
