@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import type { Storage } from './db/index.ts';
@@ -28,7 +29,13 @@ export interface App {
 export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? systemClock;
   const keys = deps.keys ?? new KeyCache(deps.storage.db, config.keyRefreshMs, clock);
+  // DECISIONS: HTTPS directly when TLS_CERT and TLS_KEY name PEM files, else behind a proxy.
+  const https =
+    config.tlsCert && config.tlsKey
+      ? { https: { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } }
+      : {};
   const app = Fastify({
+    ...https,
     logger: deps.logger ?? { level: config.logLevel },
     genReqId: newRequestId,
     requestIdHeader: false,

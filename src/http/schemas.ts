@@ -55,7 +55,13 @@ export const PageQuery = {
 
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
+const problemContent = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: Type.Ref(Problem) } },
+});
+
+/** Every route documents its errors as problem documents (SPEC "Errors"). */
 export const ErrorResponses = {
-  '4xx': Type.Ref(Problem),
-  '5xx': Type.Ref(Problem),
+  '4xx': problemContent('A client error: see `code` for which one.'),
+  '5xx': problemContent('internal_error: quote request_id when you report it.'),
 };

@@ -5,6 +5,7 @@ import type { Clock } from '../../src/lib/time.ts';
 import type { KeyCache } from '../../src/resources/keys/key-cache.ts';
 import { createKey, type CreateKeyInput } from '../../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
+import { OpenApiChecker } from './openapi-check.ts';
 import { freshStorage, type TestStorage } from './storage.ts';
 
 export interface TestKey {
@@ -33,10 +34,10 @@ export async function makeTestApp(
 ): Promise<TestApp> {
   const storage = await freshStorage(engine);
   const config = loadConfig({ BASE_URL: 'http://api.test', ...options.env });
-  const clock = { now: options.clock ?? Date.now(), fn: (() => clock.now) as Clock };
-  clock.fn = () => clock.now;
+  const clock: { now: number; fn: Clock } = { now: options.clock ?? Date.now(), fn: () => clock.now };
   const { app, keys: keysCache } = await buildApp(config, { storage, clock: clock.fn, logger: false });
   await app.ready();
+  const checker = new OpenApiChecker(app);
   const ws = await createWorkspace(storage.db, clock.fn, { name: 'Test Workspace' });
   const makeKey = async (input: Partial<CreateKeyInput> & { workspaceId?: string }): Promise<TestKey> => {
     const { key, secret } = await createKey(storage.db, clock.fn, {
@@ -62,15 +63,19 @@ export async function makeTestApp(
     keys,
     clock,
     makeKey,
-    call: (key, opts) =>
-      app.inject({
+    call: async (key, opts) => {
+      const res = await app.inject({
         ...opts,
         headers: {
           'service-version': '2026-10-08',
           ...(key ? { authorization: `Bearer ${key.secret}` } : {}),
           ...(opts.headers ?? {}),
         },
-      }),
+      });
+      // Every answer a test sees is also checked against the published OpenAPI document.
+      checker.check(opts.method ?? 'GET', String(opts.url ?? '/'), res.statusCode, res.headers['content-type'] as string | undefined, res.body);
+      return res;
+    },
     close: async () => {
       await app.close();
       await storage.drop();

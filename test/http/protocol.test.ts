@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { encodeCursor } from '../../src/lib/cursor.ts';
+import { changeKeyStatus } from '../../src/resources/keys/key.service.ts';
+import { makeTestApp, type TestApp } from '../helpers/app.ts';
+import { ENGINES, freshStorage } from '../helpers/storage.ts';
+
+/** DECISIONS "HTTP and errors", row by row, on the read surface. */
+describe.each(ENGINES)('protocol on %s', (engine) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await makeTestApp(engine);
+  });
+  afterAll(async () => t?.close());
+
+  const problem = (res: { statusCode: number; headers: Record<string, unknown>; json(): any }, status: number, code: string) => {
+    expect(res.statusCode).toBe(status);
+    expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
+    const body = res.json();
+    expect(body).toMatchObject({ status, code, type: `http://api.test/docs/errors#${code}` });
+    expect(typeof body.title).toBe('string');
+    expect(typeof body.detail).toBe('string');
+    expect(body.request_id).toBe(res.headers['request-id']);
+    return body;
+  };
+
+  it('serves the current version when Service-Version is absent', async () => {
+    const res = await t.app.inject({ url: '/key', headers: { authorization: `Bearer ${t.keys.test.secret}` } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['service-version']).toBe('2026-10-08');
+  });
+
+  it('refuses a version it does not accept with 400 unsupported_version naming the accepted ones', async () => {
+    for (const v of ['2020-01-01', 'yesterday', '']) {
+      const res = await t.call(t.keys.test, { url: '/key', headers: { 'service-version': v } });
+      const body = problem(res, 400, 'unsupported_version');
+      expect(body.detail).toContain('2026-10-08');
+    }
+  });
+
+  it('answers every kind of bad key with the same 401 and WWW-Authenticate', async () => {
+    const expired = await t.makeKey({ name: 'short', expiresAt: t.clock.now + 60_000 });
+    const revoked = await t.makeKey({ name: 'gone' });
+    await changeKeyStatus(t.storage.db, t.clock.fn, revoked.id, 'revoke');
+    await t.keysCache.refresh();
+    const almost = t.keys.test.secret.slice(0, -1) + (t.keys.test.secret.endsWith('A') ? 'B' : 'A');
+    const attempts: Record<string, string | undefined> = {
+      missing: undefined,
+      'not bearer': `Basic ${Buffer.from('a:b').toString('base64')}`,
+      malformed: 'Bearer nope',
+      'bad checksum': `Bearer ${almost}`,
+      unknown: `Bearer vw_test_${'a'.repeat(32)}000000`,
+      revoked: `Bearer ${revoked.secret}`,
+    };
+    const details = new Set<string>();
+    for (const [, header] of Object.entries(attempts)) {
+      const res = await t.app.inject({ url: '/venues', headers: header ? { authorization: header } : {} });
+      const body = problem(res, 401, 'unauthorized');
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
+      // Every Bearer value gets one answer, so a guess learns nothing from the detail.
+      if (header?.startsWith('Bearer')) details.add(body.detail);
+    }
+    expect(details.size).toBe(1);
+    t.clock.now += 120_000;
+    try {
+      problem(await t.call(expired, { url: '/key' }), 401, 'unauthorized');
+    } finally {
+      t.clock.now -= 120_000;
+    }
+  });
+
+  it('a paused key gets 403 key_paused on every endpoint, GET /key included', async () => {
+    const key = await t.makeKey({ name: 'to pause' });
+    await changeKeyStatus(t.storage.db, t.clock.fn, key.id, 'pause', 'test');
+    await t.keysCache.refresh();
+    for (const url of ['/key', '/venues', '/customers']) problem(await t.call(key, { url }), 403, 'key_paused');
+    await changeKeyStatus(t.storage.db, t.clock.fn, key.id, 'resume');
+    await t.keysCache.refresh();
+    expect((await t.call(key, { url: '/key' })).statusCode).toBe(200);
+  });
+
+  it('an unknown path is 404 and a known path with another method is 405 with Allow', async () => {
+    problem(await t.call(t.keys.test, { url: '/nothing-here' }), 404, 'not_found');
+    const res = await t.call(t.keys.test, { method: 'PUT', url: '/venues' });
+    problem(res, 405, 'method_not_allowed');
+    expect(String(res.headers.allow)).toContain('GET');
+  });
+
+  it('query mistakes are 400 invalid_request with the field named', async () => {
+    const cases = [
+      '/venues?limit=0',
+      '/venues?limit=101',
+      '/venues?limit=abc',
+      '/venues?colour=blue',
+      '/venues?starting_after=garbage',
+      '/venues?updated_since=2026-01-01T00:00:00',
+      '/venues?updated_since=tomorrow',
+      '/customers?limit=1&limit=2',
+    ];
+    for (const url of cases) {
+      const body = problem(await t.call(t.keys.test, { url }), 400, 'invalid_request');
+      expect(body.errors?.length ?? 0).toBeGreaterThan(0);
+    }
+  });
+
+  it('a cursor made for one list is refused by another list and by other filters', async () => {
+    const venuesCursor = encodeCursor('venue', { updated_since: null }, { createdAt: 1, id: 'ven_x' });
+    expect((await t.call(t.keys.test, { url: `/venues?starting_after=${venuesCursor}` })).statusCode).toBe(200);
+    problem(await t.call(t.keys.test, { url: `/customers?starting_after=${venuesCursor}` }), 400, 'invalid_request');
+    problem(
+      await t.call(t.keys.test, { url: `/venues?updated_since=2026-01-01T00:00:00Z&starting_after=${venuesCursor}` }),
+      400,
+      'invalid_request',
+    );
+  });
+
+  it('ids of the wrong shape or prefix are 404, never 400', async () => {
+    for (const id of ['x', 'ven_short', 'cus_' + 'a'.repeat(22), 'VEN_' + 'a'.repeat(22), 'ven_' + 'a'.repeat(22) + '%20']) {
+      problem(await t.call(t.keys.test, { url: `/venues/${id}` }), 404, 'not_found');
+    }
+  });
+
+  it('every answer, errors too, carries Request-Id, Service-Version and Cache-Control: no-store', async () => {
+    for (const [key, url] of [
+      [t.keys.test, '/key'],
+      [null, '/key'],
+      [t.keys.test, '/missing'],
+    ] as const) {
+      const res = await t.call(key, { url });
+      expect(res.headers['request-id']).toMatch(/^req_[0-9A-Za-z]{22}$/);
+      expect(res.headers['service-version']).toBe('2026-10-08');
+      expect(res.headers['cache-control']).toBe('no-store');
+    }
+  });
+
+  it('publishes OpenAPI 3.1 without a key', async () => {
+    const res = await t.app.inject({ url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().openapi).toBe('3.1.0');
+  });
+});
+
+describe('unexpected errors', () => {
+  it('answer 500 internal_error with no stack or internals', async () => {
+    const storage = await freshStorage('sqlite');
+    const { app } = await buildApp(loadConfig({}), { storage, logger: false });
+    app.get('/boom', { config: { access: { kind: 'public' } } }, async () => {
+      throw new Error('secret internal detail at /etc/passwd');
+    });
+    await app.ready();
+    const res = await app.inject({ url: '/boom' });
+    expect(res.statusCode).toBe(500);
+    const body = res.json();
+    expect(body.code).toBe('internal_error');
+    expect(res.body).not.toContain('secret internal detail');
+    expect(res.body).not.toContain('at ');
+    await app.close();
+    await storage.drop();
+  });
+});
