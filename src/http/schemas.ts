@@ -16,6 +16,13 @@ export const NullableString = Nullable(Type.String());
 export const NullableInteger = Nullable(Type.Integer());
 export const Cents = Type.Integer({ description: 'Whole cents.' });
 export const LocalDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' });
+export const LocalTime = Type.String({ pattern: '^\\d{2}:\\d{2}$', description: 'HH:mm, 24-hour, venue clock.' });
+export const Currency = Type.String({ pattern: '^[a-z]{3}$', description: 'Lowercase ISO 4217.' });
+
+/** A string from a fixed set, or null: `null` must be in the enum too, or JSON Schema refuses it. */
+export function NullableEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}) {
+  return Type.Unsafe<T[number] | null>({ ...options, type: ['string', 'null'], enum: [...values, null] });
+}
 
 export function IdOf(prefix: string) {
   return Type.String({ pattern: `^${prefix}_[0-9A-Za-z]{22}$`, description: `A \`${prefix}_\` id.` });
@@ -53,7 +60,9 @@ export const PageQuery = {
   ),
 };
 
-export const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+// No length cap here: an id of any malformed shape is a 404 (DECISIONS "HTTP and errors"),
+// which the repositories answer after isIdOf, before any query; the router caps length at 200.
+export const IdParams = Type.Object({ id: Type.String() });
 
 const problemContent = (description: string) => ({
   description,

@@ -4,7 +4,7 @@ import { notFound } from '../errors.ts';
 import { isIdOf, type IdKind } from '../lib/ids.ts';
 import { toInstant } from '../lib/time.ts';
 import type { RequestScope } from '../http/types.ts';
-import { beforeCursor, emptyPage, finishPage, planPage, type Page, type PageParams } from './paging.ts';
+import { emptyPage, finishPage, pageQuery, planPage, type Page, type PageParams } from './paging.ts';
 
 /**
  * One repository for the read-only collections the platform owns. Each keeps its record
@@ -88,13 +88,7 @@ export async function listDocs<F extends Record<string, unknown>, R>(
     const filter = spec.filters[name as keyof F];
     query = query.where((eb) => filter(eb, value));
   }
-  if (plan.updatedSince !== null) query = query.where(sql.ref(`${spec.table}.updated_at`), '>=', plan.updatedSince);
-  if (plan.after) query = query.where(beforeCursor(spec.table, plan.after));
-  const rows = (await query
-    .orderBy(`${spec.table}.created_at` as 'venues.created_at', 'desc')
-    .orderBy(`${spec.table}.id` as 'venues.id', 'desc')
-    .limit(plan.limit + 1)
-    .execute()) as DocRow[];
+  const rows = (await pageQuery(query, spec.table, plan).execute()) as DocRow[];
   return finishPage(plan, rows, (row) => toRecord(spec, row, scope));
 }
 

@@ -105,7 +105,7 @@ describe.each(ENGINES)('protocol on %s', (engine) => {
   });
 
   it('a cursor made for one list is refused by another list and by other filters', async () => {
-    const venuesCursor = encodeCursor('venue', { updated_since: null }, { createdAt: 1, id: 'ven_x' });
+    const venuesCursor = encodeCursor('venue', { updated_since: null }, { createdAt: 1, id: 'ven_' + 'x'.repeat(22) });
     expect((await t.call(t.keys.test, { url: `/venues?starting_after=${venuesCursor}` })).statusCode).toBe(200);
     problem(await t.call(t.keys.test, { url: `/customers?starting_after=${venuesCursor}` }), 400, 'invalid_request');
     problem(
@@ -116,9 +116,46 @@ describe.each(ENGINES)('protocol on %s', (engine) => {
   });
 
   it('ids of the wrong shape or prefix are 404, never 400', async () => {
-    for (const id of ['x', 'ven_short', 'cus_' + 'a'.repeat(22), 'VEN_' + 'a'.repeat(22), 'ven_' + 'a'.repeat(22) + '%20']) {
+    for (const id of ['ven_' + 'a'.repeat(300), 'x', 'ven_short', 'cus_' + 'a'.repeat(22), 'VEN_' + 'a'.repeat(22), 'ven_' + 'a'.repeat(22) + '%20']) {
       problem(await t.call(t.keys.test, { url: `/venues/${id}` }), 404, 'not_found');
     }
+  });
+
+  it('a NUL character anywhere in a query is a 400, never a database error', async () => {
+    for (const url of ['/bookings?number=%00', '/orders?number=a%00b', '/customers?email=x%00y@example.com', '/venues?updated_since=%00']) {
+      problem(await t.call(t.keys.test, { url }), 400, 'invalid_request');
+    }
+  });
+
+  it('a forged cursor (valid binding, impossible id or instant) is a 400', async () => {
+    for (const pos of [
+      { createdAt: 1, id: 'ven_a\u0000b' },
+      { createdAt: -5, id: 'ven_' + 'a'.repeat(22) },
+      { createdAt: 1, id: 'x'.repeat(40) },
+    ]) {
+      const cursor = encodeCursor('venue', { updated_since: null }, pos);
+      problem(await t.call(t.keys.test, { url: `/venues?starting_after=${cursor}` }), 400, 'invalid_request');
+    }
+  });
+
+  it('an impossible instant is refused, not rolled over into another day', async () => {
+    for (const v of ['2026-02-30T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01t00:00:00z']) {
+      problem(await t.call(t.keys.test, { url: `/venues?updated_since=${encodeURIComponent(v)}` }), 400, 'invalid_request');
+    }
+  });
+
+  it('a key-guessing address is still answered by /health and /openapi.json', async () => {
+    for (let i = 0; i < 31; i++) {
+      await t.app.inject({ url: '/key', remoteAddress: '203.0.113.9', headers: { authorization: 'Bearer nope' } });
+    }
+    const blocked = await t.app.inject({ url: '/key', remoteAddress: '203.0.113.9', headers: { authorization: `Bearer ${t.keys.test.secret}` } });
+    expect(blocked.statusCode).toBe(429);
+    expect((await t.app.inject({ url: '/health', remoteAddress: '203.0.113.9' })).statusCode).toBe(200);
+    expect((await t.app.inject({ url: '/openapi.json', remoteAddress: '203.0.113.9' })).statusCode).toBe(200);
+  });
+
+  it('a URL the router cannot decode is a 400 problem', async () => {
+    problem(await t.call(t.keys.test, { url: '/venues/%E0%A4%A' }), 400, 'invalid_request');
   });
 
   it('every answer, errors too, carries Request-Id, Service-Version and Cache-Control: no-store', async () => {
@@ -138,6 +175,29 @@ describe.each(ENGINES)('protocol on %s', (engine) => {
     const res = await t.app.inject({ url: '/openapi.json' });
     expect(res.statusCode).toBe(200);
     expect(res.json().openapi).toBe('3.1.0');
+  });
+});
+
+describe('configuration', () => {
+  it('refuses TRUST_PROXY=true: it must name the proxies', () => {
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY/);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8,127.0.0.1' }).trustProxy).toBe('10.0.0.0/8,127.0.0.1');
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+  });
+});
+
+describe('logs', () => {
+  it('never hold a query string (an email look-up stays out of the logs)', async () => {
+    const storage = await freshStorage('sqlite');
+    const lines: string[] = [];
+    const stream = { write: (line: string) => lines.push(line) };
+    const { app } = await buildApp(loadConfig({}), { storage, logger: { level: 'info', stream } });
+    await app.ready();
+    await app.inject({ url: '/customers?email=secret.person@example.com' });
+    await app.close();
+    await storage.drop();
+    expect(lines.join('\n')).toContain('/customers');
+    expect(lines.join('\n')).not.toContain('secret.person');
   });
 });
 

@@ -1,5 +1,5 @@
 import type { CustomerTable, Queryable } from '../../db/schema.ts';
-import { beforeCursor, type PagePlan } from '../paging.ts';
+import { pageQuery, type PagePlan } from '../paging.ts';
 
 /** Scope of every customer query: workspace and mode (CONVENTIONS 4). */
 export interface CustomerScope {
@@ -54,12 +54,13 @@ export async function pageCustomers(
 ): Promise<CustomerRow[]> {
   let query = live(db, scope);
   if (email !== undefined) query = query.where('email', '=', email);
-  if (plan.updatedSince !== null) query = query.where('updated_at', '>=', plan.updatedSince);
-  if (plan.after) query = query.where(beforeCursor('customers', plan.after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(plan.limit + 1).execute();
+  return pageQuery(query, 'customers', plan).execute();
 }
 
-/** Tag and list memberships of a page of customers: two queries, however long the page. */
+/**
+ * Tag and list memberships of a page of customers: two queries, however long the page.
+ * Oldest first; an unknown added_at (imported) first on both engines, whose NULL orders differ.
+ */
 export async function loadMemberships(
   db: Queryable,
   workspaceId: string,
@@ -73,7 +74,7 @@ export async function loadMemberships(
       .select(['customer_tags.customer_id', 'customer_tags.tag_id', 'tags.name', 'customer_tags.added_at'])
       .where('customer_tags.workspace_id', '=', workspaceId)
       .where('customer_tags.customer_id', 'in', customerIds)
-      .orderBy('customer_tags.added_at')
+      .orderBy('customer_tags.added_at', (ob) => ob.asc().nullsFirst())
       .orderBy('customer_tags.tag_id')
       .execute(),
     db
@@ -89,7 +90,7 @@ export async function loadMemberships(
       ])
       .where('customer_lists.workspace_id', '=', workspaceId)
       .where('customer_lists.customer_id', 'in', customerIds)
-      .orderBy('customer_lists.added_at')
+      .orderBy('customer_lists.added_at', (ob) => ob.asc().nullsFirst())
       .orderBy('customer_lists.list_id')
       .execute(),
   ]);

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdOf, Instant, Nullable, NullableInstant, NullableString } from '../../http/schemas.ts';
+import { IdOf, Instant, Nullable, NullableEnum, NullableInstant, NullableString } from '../../http/schemas.ts';
 
 /** SPEC "Customer": every field, in every response. */
 export const Customer = Type.Object({
@@ -28,7 +28,7 @@ export const Customer = Type.Object({
     Type.Object({
       id: IdOf('lst'),
       name: Type.String(),
-      status: Nullable(Type.String({ enum: ['active', 'unsubscribed'] })),
+      status: NullableEnum(['active', 'unsubscribed']),
       added_at: NullableInstant,
       unsubscribed_at: NullableInstant,
     }),

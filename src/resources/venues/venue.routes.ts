@@ -1,16 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/schema.ts';
-import type { DocCollection } from '../doc-collection.ts';
 import { registerDocRoutes } from '../doc-routes.ts';
+import { venues } from './venue.collection.ts';
 import { Venue } from './venue.schema.ts';
-
-export const venues: DocCollection<Record<string, never>, Venue> = {
-  table: 'venues',
-  object: 'venue',
-  idKind: 'venue',
-  mode: 'shared',
-  filters: {},
-};
 
 export async function venueRoutes(app: FastifyInstance, { db }: { db: Db }) {
   registerDocRoutes(app, db, {

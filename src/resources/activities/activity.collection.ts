@@ -1,0 +1,11 @@
+import type { DocCollection } from '../doc-collection.ts';
+import type { Activity } from './activity.schema.ts';
+
+/** One copy for every key, live or test (SPEC "Conventions", Test data). */
+export const activities: DocCollection<Record<string, never>, Activity> = {
+  table: 'activities',
+  object: 'activity',
+  idKind: 'activity',
+  mode: 'shared',
+  filters: {},
+};

@@ -1,0 +1,24 @@
+import { eq, type DocCollection } from '../doc-collection.ts';
+import { instantFilter } from '../doc-filters.ts';
+import type { Booking } from './booking.schema.ts';
+
+type BookingFilterParams = {
+  venue?: string;
+  number?: string;
+  scheduled_from?: string;
+  scheduled_to?: string;
+};
+
+/** Test-aware: a test key sees only test bookings (SPEC "Conventions", Test data). */
+export const bookings: DocCollection<BookingFilterParams, Booking> = {
+  table: 'bookings',
+  object: 'booking',
+  idKind: 'booking',
+  mode: 'mode',
+  filters: {
+    venue: eq('venue_id'),
+    number: eq('number'),
+    scheduled_from: instantFilter('scheduled_at', '>=', 'scheduled_from'),
+    scheduled_to: instantFilter('scheduled_at', '<', 'scheduled_to'),
+  },
+};

@@ -1,0 +1,11 @@
+import type { DocCollection } from '../doc-collection.ts';
+import type { Event } from './event.schema.ts';
+
+/** One copy for every key, live or test (SPEC "Conventions", Test data). */
+export const events: DocCollection<Record<string, never>, Event> = {
+  table: 'events',
+  object: 'event',
+  idKind: 'event',
+  mode: 'shared',
+  filters: {},
+};

@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../../db/schema.ts';
+import { getColumnRow, listColumnRows } from '../column-collection.ts';
+import { registerReadRoutes } from '../read-routes.ts';
+import { lists } from './list.collection.ts';
+import { List } from './list.schema.ts';
+
+export async function listRoutes(app: FastifyInstance, { db }: { db: Db }) {
+  registerReadRoutes(app, {
+    path: '/lists',
+    collection: 'lists',
+    record: List,
+    tag: 'Lists',
+    summary: { list: 'List lists', get: 'Retrieve a list' },
+    list: (scope, query) => listColumnRows(db, lists, scope, query),
+    get: (scope, id) => getColumnRow(db, lists, scope, id),
+  });
+}

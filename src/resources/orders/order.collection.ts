@@ -1,0 +1,36 @@
+import type { RequestScope } from '../../http/types.ts';
+import { maskEmail, maskPhone } from '../../lib/mask.ts';
+import { eq, type DocCollection } from '../doc-collection.ts';
+import type { Order } from './order.schema.ts';
+
+type OrderFilterParams = {
+  customer?: string;
+  booking?: string;
+  venue?: string;
+  number?: string;
+};
+
+/** DECISIONS "Keys": a contacts-masked key never sees billing email or phone in full. */
+function maskBilling(order: Order, scope: RequestScope): Order {
+  if (!scope.key.contactsMasked) return order;
+  const billing = order.billing_details;
+  return {
+    ...order,
+    billing_details: { ...billing, email: maskEmail(billing.email), phone: maskPhone(billing.phone) },
+  };
+}
+
+/** Test-aware: a test key sees only test orders (SPEC "Conventions", Test data). */
+export const orders: DocCollection<OrderFilterParams, Order> = {
+  table: 'orders',
+  object: 'order',
+  idKind: 'order',
+  mode: 'mode',
+  filters: {
+    customer: eq('customer_id'),
+    booking: eq('booking_id'),
+    venue: eq('venue_id'),
+    number: eq('number'),
+  },
+  present: maskBilling,
+};

@@ -1,0 +1,17 @@
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../../db/schema.ts';
+import { registerDocRoutes } from '../doc-routes.ts';
+import { orders } from './order.collection.ts';
+import { Order, OrderFilters } from './order.schema.ts';
+
+export async function orderRoutes(app: FastifyInstance, { db }: { db: Db }) {
+  registerDocRoutes(app, db, {
+    path: '/orders',
+    collection: 'orders',
+    spec: orders,
+    record: Order,
+    filters: OrderFilters,
+    tag: 'Orders',
+    summary: { list: 'List orders', get: 'Retrieve an order' },
+  });
+}

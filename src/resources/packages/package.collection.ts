@@ -1,0 +1,11 @@
+import type { DocCollection } from '../doc-collection.ts';
+import type { Package } from './package.schema.ts';
+
+/** One copy for every key, live or test (SPEC "Conventions", Test data). */
+export const packages: DocCollection<Record<string, never>, Package> = {
+  table: 'packages',
+  object: 'package',
+  idKind: 'package',
+  mode: 'shared',
+  filters: {},
+};

@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../../db/schema.ts';
+import { getColumnRow, listColumnRows } from '../column-collection.ts';
+import { registerReadRoutes } from '../read-routes.ts';
+import { tags } from './tag.collection.ts';
+import { Tag } from './tag.schema.ts';
+
+/** SPEC shows only `GET /tags`; DECISIONS adds `GET /tags/{id}` and the record. */
+export async function tagRoutes(app: FastifyInstance, { db }: { db: Db }) {
+  registerReadRoutes(app, {
+    path: '/tags',
+    collection: 'tags',
+    record: Tag,
+    tag: 'Tags',
+    summary: { list: 'List tags', get: 'Retrieve a tag' },
+    list: (scope, query) => listColumnRows(db, tags, scope, query),
+    get: (scope, id) => getColumnRow(db, tags, scope, id),
+  });
+}

@@ -1,0 +1,12 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { IdOf, Instant } from '../../http/schemas.ts';
+
+/** DECISIONS "Lists and ids": a tag is {id, object: "tag", name, created_at, updated_at}. */
+export const Tag = Type.Object({
+  id: IdOf('tag'),
+  object: Type.Literal('tag'),
+  name: Type.String(),
+  created_at: Instant,
+  updated_at: Instant,
+});
+export type Tag = Static<typeof Tag>;

@@ -1,0 +1,17 @@
+import { eq, type DocCollection } from '../doc-collection.ts';
+import type { Ticket } from './ticket.schema.ts';
+
+type TicketFilterParams = {
+  event?: string;
+  customer?: string;
+  order?: string;
+};
+
+/** Real records only: a test key sees an empty list (DECISIONS "Lists and ids"). */
+export const tickets: DocCollection<TicketFilterParams, Ticket> = {
+  table: 'tickets',
+  object: 'ticket',
+  idKind: 'ticket',
+  mode: 'live-only',
+  filters: { event: eq('event_id'), customer: eq('customer_id'), order: eq('order_id') },
+};

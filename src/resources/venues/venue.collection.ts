@@ -1,0 +1,11 @@
+import type { DocCollection } from '../doc-collection.ts';
+import type { Venue } from './venue.schema.ts';
+
+/** One copy for every key, live or test (SPEC "Conventions", Test data). */
+export const venues: DocCollection<Record<string, never>, Venue> = {
+  table: 'venues',
+  object: 'venue',
+  idKind: 'venue',
+  mode: 'shared',
+  filters: {},
+};
