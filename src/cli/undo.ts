@@ -1,0 +1,54 @@
+import { userInfo } from 'node:os';
+import { Command } from 'commander';
+import { undoKeyChanges, type UndoReport } from '../resources/changes/undo.service.ts';
+import type { Skip } from '../resources/changes/undo.plan.ts';
+import { printResult, withStorage } from './run.ts';
+
+/**
+ * `undo KEY_ID [--json]` -> {"reverted":N,"skipped":[…]} (DECISIONS "Operator CLI", "Change
+ * log and undo"). The undo is recorded as the operator's change: `--by` names them,
+ * else the account running the CLI. `--dry-run` reports and writes nothing.
+ */
+function operatorName(): string {
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return 'cli';
+  }
+}
+
+const REASONS: Record<Skip['reason'], string> = {
+  changed_since: 'changed later by someone else',
+  value_differs: 'no longer holds what the key wrote',
+  customer_deleted: 'the customer is deleted',
+  not_deleted: 'the customer is no longer deleted',
+  email_taken: 'its email now belongs to another customer',
+};
+
+function human(report: UndoReport, dryRun: boolean): string {
+  const lines = [`${dryRun ? 'Would revert' : 'Reverted'} ${report.reverted} change(s); skipped ${report.skipped.length}.`];
+  for (const s of report.skipped) {
+    const what = s.field ? `${s.action} ${s.customer} ${s.field}` : `${s.action} ${s.customer}`;
+    lines.push(`  skipped ${s.change} (${what}): ${REASONS[s.reason]}${s.by ? ` (${s.by})` : ''}`);
+  }
+  return lines.join('\n');
+}
+
+export function undoCommand(): Command {
+  return new Command('undo')
+    .description("Undo a key's changes, newest first; never reverts an edit made after them.")
+    .argument('<key>', 'the key_ id')
+    .option('--dry-run', 'report what would be reverted and skipped; change nothing')
+    .option('--by <name>', 'who is running the undo (recorded in the change log)')
+    .option('--json', 'print one JSON document')
+    .action(async (keyId: string, opts: { dryRun?: boolean; by?: string; json?: boolean }) => {
+      const report = await withStorage(({ storage, clock }) =>
+        undoKeyChanges(storage.db, keyId, {
+          by: { kind: 'operator', id: opts.by?.trim() || operatorName() },
+          clock,
+          dryRun: opts.dryRun === true,
+        }),
+      );
+      printResult(opts.json, report, () => human(report, opts.dryRun === true));
+    });
+}

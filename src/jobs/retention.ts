@@ -1,0 +1,89 @@
+import type { Engine } from '../db/dialects/types.ts';
+import type { Db } from '../db/schema.ts';
+import { IDEMPOTENCY_TTL_MS } from '../http/idempotency.store.ts';
+import { DAY_MS, type Clock } from '../lib/time.ts';
+import { deleteInBatches } from './batches.ts';
+
+/**
+ * Retention (DECISIONS "Idempotency": 24 hours; "Change log and undo": 365 days). The
+ * stored answers are purged hourly, the change log daily. Every process schedules both;
+ * the job lock lets one of them run at a time. Deletes go in batches (batches.ts).
+ */
+export const CHANGE_LOG_RETENTION_MS = 365 * DAY_MS;
+const HOUR_MS = 3_600_000;
+
+/**
+ * One batch of expired stored answers, picked by primary key: a key that sent thousands of
+ * requests in a day still loses them `limit` rows at a time, not in one statement.
+ */
+export async function deleteExpiredIdempotencyBatch(db: Db, before: number, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where(({ eb, refTuple, selectFrom }) =>
+      eb(
+        refTuple('key_id', 'idempotency_key'),
+        'in',
+        selectFrom('idempotency_keys')
+          .select(['key_id', 'idempotency_key'])
+          .where('created_at', '<', before)
+          .limit(limit)
+          .$asTuple('key_id', 'idempotency_key'),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+async function deleteExpiredChangeLogBatch(db: Db, before: number, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('change_log')
+    .where('id', 'in', (eb) => eb.selectFrom('change_log').select('id').where('at', '<', before).limit(limit))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function purgeIdempotencyKeys(db: Db, clock: Clock, options?: { batch?: number }): Promise<number> {
+  const before = clock() - IDEMPOTENCY_TTL_MS;
+  return deleteInBatches((limit) => deleteExpiredIdempotencyBatch(db, before, limit), options);
+}
+
+export async function purgeChangeLog(db: Db, clock: Clock): Promise<number> {
+  const before = clock() - CHANGE_LOG_RETENTION_MS;
+  return deleteInBatches((limit) => deleteExpiredChangeLogBatch(db, before, limit));
+}
+
+export interface RetentionDeps {
+  db: Db;
+  engine: Engine;
+  clock: Clock;
+  log?: { error(obj: object, msg: string): void };
+}
+
+export class RetentionJobs {
+  private readonly timers: NodeJS.Timeout[] = [];
+  private running: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: RetentionDeps) {}
+
+  start(): void {
+    if (this.timers.length > 0) return;
+    this.every(HOUR_MS, 'purge-idempotency-keys', purgeIdempotencyKeys);
+    this.every(DAY_MS, 'purge-change-log', purgeChangeLog);
+  }
+
+  private every(interval: number, lock: string, purge: (db: Db, clock: Clock) => Promise<number>): void {
+    const run = () => {
+      this.running = this.deps.engine
+        .withJobLock(this.deps.db, lock, () => purge(this.deps.db, this.deps.clock))
+        .catch((err) => this.deps.log?.error({ err }, `${lock} failed; retried at the next run`));
+    };
+    // A first run a minute after start catches up on time the service was down.
+    this.timers.push(setTimeout(run, 60_000).unref(), setInterval(run, interval).unref());
+  }
+
+  async stop(): Promise<void> {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.length = 0;
+    await this.running;
+  }
+}

@@ -1,0 +1,155 @@
+import type { CustomerListTable, CustomerTable, CustomerTagTable, Queryable } from '../../db/schema.ts';
+import { StaleWrite } from '../../db/write-tx.ts';
+import type { CustomerScope } from './customer.repo.ts';
+
+/**
+ * Writes to customers and their memberships. Every change to a customer, memberships
+ * included, goes through `bumpCustomer`: the version moves by exactly one, guarded by the
+ * version this transaction read, so a customer's changes have one order (DECISIONS
+ * "Customers": version changes on every change) and no write is lost to a race.
+ */
+export type CustomerSet = Partial<Omit<CustomerTable, 'id' | 'workspace_id' | 'livemode' | 'version' | 'created_at'>>;
+
+/** The customer row whatever its state, without holding it (the undo's dry run). */
+export async function findCustomerRow(db: Queryable, scope: CustomerScope, id: string): Promise<CustomerTable | undefined> {
+  return db
+    .selectFrom('customers')
+    .selectAll()
+    .where('id', '=', id)
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('livemode', '=', scope.livemode ? 1 : 0)
+    .executeTakeFirst();
+}
+
+/**
+ * Reads the customer for a write and holds its row until the transaction ends: an UPDATE
+ * that changes nothing takes the row lock on PostgreSQL (a concurrent writer of the same
+ * customer waits, then reads what this one committed) and is plain SQL on both engines.
+ * `deleted: true` finds a deleted customer too (undo restores them).
+ */
+export async function lockCustomer(
+  tx: Queryable,
+  scope: CustomerScope,
+  id: string,
+  options: { deleted?: boolean } = {},
+): Promise<CustomerTable | undefined> {
+  let query = tx
+    .updateTable('customers')
+    .set((eb) => ({ version: eb.ref('version') }))
+    .where('id', '=', id)
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('livemode', '=', scope.livemode ? 1 : 0);
+  if (!options.deleted) query = query.where('deleted_at', 'is', null);
+  return query.returningAll().executeTakeFirst();
+}
+
+/** Inserts unless a unique index refuses (the email is taken): answers whether it did. */
+export async function insertCustomer(tx: Queryable, row: CustomerTable): Promise<boolean> {
+  const result = await tx
+    .insertInto('customers')
+    .values(row)
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+/** Sets `set` and moves the version on by one; throws StaleWrite when the row moved first. */
+export async function bumpCustomer(
+  tx: Queryable,
+  row: CustomerTable,
+  now: number,
+  set: CustomerSet = {},
+): Promise<CustomerTable> {
+  const version = row.version + 1;
+  const result = await tx
+    .updateTable('customers')
+    .set({ ...set, updated_at: now, version })
+    .where('id', '=', row.id)
+    .where('version', '=', row.version)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) throw new StaleWrite();
+  return { ...row, ...set, updated_at: now, version };
+}
+
+export async function emailOwner(
+  db: Queryable,
+  scope: CustomerScope,
+  email: string,
+  exceptId: string | null = null,
+): Promise<string | null> {
+  let query = db
+    .selectFrom('customers')
+    .select('id')
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('livemode', '=', scope.livemode ? 1 : 0)
+    .where('email', '=', email)
+    .where('deleted_at', 'is', null);
+  if (exceptId) query = query.where('id', '!=', exceptId);
+  return (await query.executeTakeFirst())?.id ?? null;
+}
+
+export async function tagExists(db: Queryable, workspaceId: string, tagId: string): Promise<boolean> {
+  const row = await db.selectFrom('tags').select('id').where('id', '=', tagId).where('workspace_id', '=', workspaceId).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function listExists(db: Queryable, workspaceId: string, listId: string): Promise<boolean> {
+  const row = await db.selectFrom('lists').select('id').where('id', '=', listId).where('workspace_id', '=', workspaceId).executeTakeFirst();
+  return row !== undefined;
+}
+
+export type TagLinkState = Pick<CustomerTagTable, 'added_at' | 'added_by_key_id'>;
+export type ListLinkState = Pick<CustomerListTable, 'status' | 'added_at' | 'unsubscribed_at' | 'added_by_key_id'>;
+
+export async function getTagLink(db: Queryable, customerId: string, tagId: string): Promise<TagLinkState | null> {
+  const row = await db
+    .selectFrom('customer_tags')
+    .select(['added_at', 'added_by_key_id'])
+    .where('customer_id', '=', customerId)
+    .where('tag_id', '=', tagId)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** Makes the membership match `state` (null: not a member). */
+export async function setTagLink(
+  tx: Queryable,
+  workspaceId: string,
+  customerId: string,
+  tagId: string,
+  state: TagLinkState | null,
+): Promise<void> {
+  await tx.deleteFrom('customer_tags').where('customer_id', '=', customerId).where('tag_id', '=', tagId).execute();
+  if (state) {
+    await tx
+      .insertInto('customer_tags')
+      .values({ workspace_id: workspaceId, customer_id: customerId, tag_id: tagId, ...state })
+      .execute();
+  }
+}
+
+export async function getListLink(db: Queryable, customerId: string, listId: string): Promise<ListLinkState | null> {
+  const row = await db
+    .selectFrom('customer_lists')
+    .select(['status', 'added_at', 'unsubscribed_at', 'added_by_key_id'])
+    .where('customer_id', '=', customerId)
+    .where('list_id', '=', listId)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+export async function setListLink(
+  tx: Queryable,
+  workspaceId: string,
+  customerId: string,
+  listId: string,
+  state: ListLinkState | null,
+): Promise<void> {
+  await tx.deleteFrom('customer_lists').where('customer_id', '=', customerId).where('list_id', '=', listId).execute();
+  if (state) {
+    await tx
+      .insertInto('customer_lists')
+      .values({ workspace_id: workspaceId, customer_id: customerId, list_id: listId, ...state })
+      .execute();
+  }
+}
