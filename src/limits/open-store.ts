@@ -1,0 +1,26 @@
+import type { Config } from '../config.ts';
+import type { Db } from '../db/schema.ts';
+import { DailyCounterRepo } from './daily-counter.repo.ts';
+import type { LimitStore } from './limit-store.ts';
+import { MemoryLimitStore, type LimitLog } from './memory-store.ts';
+import { RedisLimitStore } from './redis-store.ts';
+
+/**
+ * The limit store the config asks for: Redis when REDIS_URL is set (every process shares
+ * the counts), else this process's memory with daily counts kept in the database.
+ */
+export async function openLimitStore(
+  config: Pick<Config, 'redisUrl' | 'redisPrefix'>,
+  db: Db,
+  now: number,
+  log?: LimitLog,
+): Promise<LimitStore> {
+  if (config.redisUrl) {
+    const store = new RedisLimitStore({ url: config.redisUrl, prefix: config.redisPrefix, ...(log ? { log } : {}) });
+    await store.start();
+    return store;
+  }
+  const store = new MemoryLimitStore({ daily: new DailyCounterRepo(db), ...(log ? { log } : {}) });
+  await store.start(now);
+  return store;
+}

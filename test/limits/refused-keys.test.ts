@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { makeTestApp, type TestApp, type TestKey } from '../helpers/app.ts';
+import { ENGINES } from '../helpers/storage.ts';
+import { dropPrefix, nextMinute, STORES, storeEnv, uniquePrefix } from './fixtures.ts';
+
+const START = Date.UTC(2026, 9, 8, 12, 0, 0);
+const CASES = ENGINES.flatMap((engine) => STORES.map((store) => [engine, store] as const));
+const BAD: TestKey = { id: 'key_none', secret: `vw_test_${'a'.repeat(32)}000000` };
+
+/** GET /key from an address, with a key (or a bad one). */
+const from = (t: TestApp, remoteAddress: string, key: TestKey | null, headers: Record<string, string> = {}) =>
+  t.call(key, { method: 'GET', url: '/key', remoteAddress, headers });
+
+describe.each(CASES)('refused keys per address on %s, %s store', (engine, store) => {
+  let t: TestApp;
+  const prefix = uniquePrefix();
+  beforeAll(async () => {
+    t = await makeTestApp(engine, { clock: START, env: storeEnv(store, prefix) });
+    expect(t.app.limitStore.backend).toBe(store);
+  });
+  afterAll(async () => {
+    expect(t.app.limitStore.degraded).toBe(false); // the chosen store answered every time
+    await t?.close();
+    if (store === 'redis') await dropPrefix(prefix);
+  });
+  beforeEach(() => {
+    t.clock.now = nextMinute(t.clock.now);
+  });
+
+  it('the 31st attempt in a minute and then a valid key from that address are 429; another address is unaffected', async () => {
+    for (let i = 0; i < 30; i++) expect((await from(t, '198.51.100.7', BAD)).statusCode).toBe(401);
+    const blocked = await from(t, '198.51.100.7', BAD);
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.json()).toMatchObject({ code: 'rate_limited', limit: 'refused_keys_per_minute' });
+    expect(blocked.json().detail).toContain('30 refused keys a minute per address');
+    expect(blocked.headers['retry-after']).toBe('59');
+    const valid = await from(t, '198.51.100.7', t.keys.test);
+    expect(valid.statusCode).toBe(429);
+    expect(valid.json().limit).toBe('refused_keys_per_minute');
+    expect((await from(t, '198.51.100.7', null)).statusCode).toBe(429); // before auth: no key at all
+    expect((await from(t, '198.51.100.8', t.keys.test)).statusCode).toBe(200);
+    expect((await from(t, '198.51.100.8', BAD)).statusCode).toBe(401);
+    t.clock.now += 59_000; // the next minute
+    expect((await from(t, '198.51.100.7', t.keys.test)).statusCode).toBe(200);
+  });
+
+  it('two IPv6 addresses in one /64 share a count; the next /64 does not', async () => {
+    for (let i = 0; i < 15; i++) {
+      expect((await from(t, '2001:db8:1:2::1', BAD)).statusCode).toBe(401);
+      expect((await from(t, '2001:db8:1:2:ffff:ffff:ffff:9', BAD)).statusCode).toBe(401);
+    }
+    expect((await from(t, '2001:0db8:0001:0002::abcd', t.keys.test)).statusCode).toBe(429);
+    expect((await from(t, '2001:db8:1:3::1', t.keys.test)).statusCode).toBe(200);
+  });
+
+  it('29 refusals leave the address open, and a valid key does not count', async () => {
+    for (let i = 0; i < 29; i++) expect((await from(t, '203.0.113.9', BAD)).statusCode).toBe(401);
+    for (let i = 0; i < 5; i++) expect((await from(t, '203.0.113.9', t.keys.test)).statusCode).toBe(200);
+    expect((await from(t, '203.0.113.9', BAD)).statusCode).toBe(401);
+    expect((await from(t, '203.0.113.9', t.keys.test)).statusCode).toBe(429);
+  });
+});
+
+describe.each(ENGINES)('refused keys behind a proxy on %s', (engine) => {
+  let direct: TestApp;
+  let proxied: TestApp;
+  beforeAll(async () => {
+    direct = await makeTestApp(engine, { clock: START });
+    proxied = await makeTestApp(engine, { clock: START, env: { TRUST_PROXY: '10.0.0.1' } });
+  });
+  afterAll(async () => {
+    await direct?.close();
+    await proxied?.close();
+  });
+
+  it('with TRUST_PROXY the X-Forwarded-For address is counted', async () => {
+    for (let i = 0; i < 30; i++) {
+      expect((await from(proxied, '10.0.0.1', BAD, { 'x-forwarded-for': '192.0.2.1' })).statusCode).toBe(401);
+    }
+    expect((await from(proxied, '10.0.0.1', proxied.keys.test, { 'x-forwarded-for': '192.0.2.1' })).statusCode).toBe(429);
+    expect((await from(proxied, '10.0.0.1', proxied.keys.test, { 'x-forwarded-for': '192.0.2.2' })).statusCode).toBe(200);
+  });
+
+  it('without it X-Forwarded-For is ignored and the connecting address is counted', async () => {
+    for (let i = 0; i < 30; i++) {
+      const res = await from(direct, '10.0.0.1', BAD, { 'x-forwarded-for': `192.0.2.${i + 1}` });
+      expect(res.statusCode).toBe(401);
+    }
+    expect((await from(direct, '10.0.0.1', direct.keys.test, { 'x-forwarded-for': '192.0.2.200' })).statusCode).toBe(429);
+    expect((await from(direct, '10.0.0.2', direct.keys.test)).statusCode).toBe(200);
+  });
+});
