@@ -1,0 +1,76 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { ActivityTracker } from '../jobs/activity-tracker.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What live keys did, buffered for the unusual-activity check. */
+    activity: ActivityTracker;
+  }
+}
+
+interface Sent {
+  object?: unknown;
+  id?: unknown;
+  deleted?: unknown;
+  data?: unknown;
+}
+
+/** The customer ids in an answer: a customer, or a list of customers (reads and writes). */
+export function customerIdsIn(payload: unknown): string[] {
+  if (payload === null || typeof payload !== 'object') return [];
+  const p = payload as Sent;
+  if (p.object === 'customer') return typeof p.id === 'string' && p.deleted !== true ? [p.id] : [];
+  if (p.object !== 'list' || !Array.isArray(p.data)) return [];
+  const ids: string[] = [];
+  for (const item of p.data as Sent[]) {
+    if (item?.object !== 'customer') return ids; // a list holds one kind of record
+    if (typeof item.id === 'string') ids.push(item.id);
+  }
+  return ids;
+}
+
+function liveScope(request: FastifyRequest) {
+  const scope = request.scope;
+  return scope && scope.livemode ? scope : null;
+}
+
+/**
+ * Feeds the tracker (DECISIONS "Unusual activity": live keys only). preSerialization sees
+ * a read's object before it becomes JSON, so spotting customers costs no parsing. Writes
+ * (at most 60 a minute per key) answer through the idempotency store as ready-made JSON,
+ * so onSend parses those. onResponse counts every request a live key got past
+ * auth and the limits.
+ */
+export const activityTracking = fp(async (app: FastifyInstance, options: { tracker: ActivityTracker }) => {
+  const { tracker } = options;
+  const seen = new WeakSet<FastifyRequest>();
+  app.decorate('activity', tracker);
+  app.addHook('preSerialization', async (request, reply, payload) => {
+    const scope = liveScope(request);
+    if (scope && reply.statusCode < 300) {
+      seen.add(request);
+      tracker.customersSent(scope.key.id, scope.workspaceId, customerIdsIn(payload));
+    }
+    return payload;
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    const scope = liveScope(request);
+    const isWrite = request.routeOptions.config.access?.kind === 'write';
+    if (scope && isWrite && reply.statusCode < 300 && typeof payload === 'string' && !seen.has(request)) {
+      try {
+        tracker.customersSent(scope.key.id, scope.workspaceId, customerIdsIn(JSON.parse(payload)));
+      } catch {
+        // Not JSON: nothing of a customer's in it.
+      }
+    }
+    return payload;
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    // DECISIONS "Limits": a request refused with 429 consumes nothing, so it is no activity.
+    if (reply.statusCode === 429) return;
+    const scope = liveScope(request);
+    if (scope) tracker.request(scope.key.id, scope.workspaceId);
+  });
+  app.addHook('onClose', async () => tracker.stop());
+});

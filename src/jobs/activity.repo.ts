@@ -1,0 +1,163 @@
+import { sql } from 'kysely';
+import type { Engine } from '../db/dialects/types.ts';
+import type { Db, KeyActivityHourTable, KeyCustomerReadTable } from '../db/schema.ts';
+import { DAY_MS } from '../lib/time.ts';
+import { deleteInBatches } from './batches.ts';
+
+/** Storage of the activity the tracker counted and the check reads (004-activity). */
+export const HOUR_MS = 3_600_000;
+
+export function hourStart(ms: number): number {
+  return Math.floor(ms / HOUR_MS) * HOUR_MS;
+}
+
+function chunks<T>(rows: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  return out;
+}
+
+/** Adds request counts to their key-hour rows (an upsert that sums, on both engines). */
+export async function addHourlyRequests(db: Db, engine: Engine, rows: KeyActivityHourTable[]): Promise<void> {
+  for (const batch of chunks(rows, engine.maxInsertRows(4))) {
+    await db
+      .insertInto('key_activity_hours')
+      .values(batch)
+      .onConflict((oc) =>
+        oc.columns(['key_id', 'hour_start']).doUpdateSet((eb) => ({
+          requests: eb('key_activity_hours.requests', '+', eb.ref('excluded.requests')),
+        })),
+      )
+      .execute();
+  }
+}
+
+/** Moves each (key, customer) pair's last_seen_at forward, never back. */
+export async function markCustomersSent(db: Db, engine: Engine, rows: KeyCustomerReadTable[]): Promise<void> {
+  for (const batch of chunks(rows, engine.maxInsertRows(4))) {
+    await db
+      .insertInto('key_customer_reads')
+      .values(batch)
+      .onConflict((oc) =>
+        oc
+          .columns(['key_id', 'customer_id'])
+          .doUpdateSet((eb) => ({ last_seen_at: eb.ref('excluded.last_seen_at') }))
+          .where((eb) => eb('excluded.last_seen_at', '>', eb.ref('key_customer_reads.last_seen_at'))),
+      )
+      .execute();
+  }
+}
+
+export interface CandidateKey {
+  id: string;
+  workspace_id: string;
+  name: string;
+  created_at: number;
+  resumed_at: number | null;
+}
+
+/** Live, active, unexpired keys: the only ones the check looks at. */
+export async function liveActiveKeys(db: Db, now: number): Promise<CandidateKey[]> {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'workspace_id', 'name', 'created_at', 'resumed_at'])
+    .where('mode', '=', 'live')
+    .where('status', '=', 'active')
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .execute() as Promise<CandidateKey[]>;
+}
+
+/** Live, not deleted customers per workspace. */
+export async function liveCustomerCounts(db: Db, workspaceIds: string[]): Promise<Map<string, number>> {
+  if (workspaceIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('customers')
+    .select(['workspace_id', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where('workspace_id', 'in', workspaceIds)
+    .where('livemode', '=', 1)
+    .where('deleted_at', 'is', null)
+    .groupBy('workspace_id')
+    .execute();
+  return new Map(rows.map((r) => [r.workspace_id, Number(r.n)]));
+}
+
+/**
+ * Distinct customers sent to each key since `since`, leaving out the key's first 24 hours
+ * and anything before its last resume. last_seen_at is the latest send, so a customer
+ * has a send in the window exactly when last_seen_at falls in it.
+ */
+export async function customersSentSince(db: Db, keyIds: string[], since: number): Promise<Map<string, number>> {
+  if (keyIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('key_customer_reads as r')
+    .innerJoin('api_keys as k', 'k.id', 'r.key_id')
+    .select(['r.key_id', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where('r.key_id', 'in', keyIds)
+    .where('r.last_seen_at', '>=', since)
+    .where('r.last_seen_at', '>=', sql<number>`k.created_at + ${DAY_MS}`)
+    .where((eb) => eb.or([eb('k.resumed_at', 'is', null), eb('r.last_seen_at', '>=', eb.ref('k.resumed_at'))]))
+    .groupBy('r.key_id')
+    .execute();
+  return new Map(rows.map((r) => [r.key_id, Number(r.n)]));
+}
+
+/** Sum of requests per key over hours in [from, to). */
+export async function requestsBetween(db: Db, keyIds: string[], from: number, to: number): Promise<Map<string, number>> {
+  if (keyIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('key_activity_hours')
+    .select(['key_id', (eb) => eb.fn.sum<number | string>('requests').as('n')])
+    .where('key_id', 'in', keyIds)
+    .where('hour_start', '>=', from)
+    .where('hour_start', '<', to)
+    .groupBy('key_id')
+    .execute();
+  return new Map(rows.map((r) => [r.key_id, Number(r.n)]));
+}
+
+/**
+ * One batch of customer sends older than `before`, picked by primary key through the
+ * last_seen_at index (005): a key that synced a whole workspace goes `limit` rows at a time.
+ */
+export async function deleteCustomerReadsBatch(db: Db, before: number, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('key_customer_reads')
+    .where(({ eb, refTuple, selectFrom }) =>
+      eb(
+        refTuple('key_id', 'customer_id'),
+        'in',
+        selectFrom('key_customer_reads')
+          .select(['key_id', 'customer_id'])
+          .where('last_seen_at', '<', before)
+          .limit(limit)
+          .$asTuple('key_id', 'customer_id'),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Drops activity older than any window the check reads. */
+export async function purgeActivity(db: Db, now: number, options?: { batch?: number }): Promise<void> {
+  // One row per key and hour: an hourly run finds about one row per active key.
+  await db.deleteFrom('key_activity_hours').where('hour_start', '<', hourStart(now) - 8 * DAY_MS).execute();
+  const before = now - 2 * DAY_MS;
+  await deleteInBatches((limit) => deleteCustomerReadsBatch(db, before, limit), options);
+}
+
+const LAST_RUN = 'activity_check.last_hour';
+
+/**
+ * Claims the hour for this process: true for exactly one caller per hour, across processes
+ * and engines (a compare-and-set on the meta row, under the job lock as well).
+ */
+export async function claimHour(db: Db, hour: number): Promise<boolean> {
+  await db.insertInto('meta').values({ name: LAST_RUN, value: '0' }).onConflict((oc) => oc.column('name').doNothing()).execute();
+  const result = await db
+    .updateTable('meta')
+    .set({ value: String(hour) })
+    .where('name', '=', LAST_RUN)
+    .where(sql<number>`cast(value as bigint)`, '<', hour)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

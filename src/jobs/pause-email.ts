@@ -1,0 +1,103 @@
+import nodemailer from 'nodemailer';
+import type { Db } from '../db/schema.ts';
+import { newId } from '../lib/ids.ts';
+import type { Clock } from '../lib/time.ts';
+
+/**
+ * Tells the people who manage a workspace's keys that one was paused (SPEC "States and
+ * transitions", DECISIONS "Unusual activity"): every staff member with role owner or
+ * key_manager. Over SMTP when SMTP_URL is set; otherwise, or when SMTP refuses, the email
+ * is kept in the outbox for the console to show, so no notice is ever lost silently.
+ */
+export const KEY_MANAGER_ROLES = ['owner', 'key_manager'] as const;
+
+export interface PausedKeyNotice {
+  workspaceId: string;
+  keyId: string;
+  keyName: string;
+  reason: string;
+  pausedAt: number;
+}
+
+export interface Email {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface MailSettings {
+  smtpUrl: string | null;
+  mailFrom: string;
+}
+
+export function pauseEmail(to: string, notice: PausedKeyNotice): Email {
+  return {
+    to,
+    subject: `API key "${notice.keyName}" was paused for unusual activity`,
+    text: [
+      `The live API key "${notice.keyName}" (${notice.keyId}) was paused at ${new Date(notice.pausedAt).toISOString()}.`,
+      '',
+      `Why: ${notice.reason}`,
+      '',
+      'Every request with this key now gets 403 key_paused. If the activity was expected,',
+      "resume the key on its page in the workspace's developer settings",
+      `(or run: venue-api keys resume ${notice.keyId}). If not, revoke it and make a new one.`,
+    ].join('\n'),
+  };
+}
+
+export async function keyManagerEmails(db: Db, workspaceId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('staff')
+    .select('email')
+    .where('workspace_id', '=', workspaceId)
+    .where('role', 'in', [...KEY_MANAGER_ROLES])
+    .orderBy('email')
+    .execute();
+  return rows.map((r) => r.email);
+}
+
+async function keep(db: Db, clock: Clock, workspaceId: string, email: Email, error: string | null): Promise<void> {
+  await db
+    .insertInto('outbox')
+    .values({
+      id: newId('email'),
+      workspace_id: workspaceId,
+      recipient: email.to,
+      subject: email.subject,
+      body: email.text,
+      error,
+      created_at: clock(),
+    })
+    .execute();
+}
+
+/** Sends (or keeps) one email per key manager; answers how many went out over SMTP. */
+export async function notifyKeyPaused(
+  db: Db,
+  clock: Clock,
+  mail: MailSettings,
+  notice: PausedKeyNotice,
+): Promise<{ sent: number; kept: number }> {
+  const recipients = await keyManagerEmails(db, notice.workspaceId);
+  const emails = recipients.map((to) => pauseEmail(to, notice));
+  if (!mail.smtpUrl) {
+    for (const email of emails) await keep(db, clock, notice.workspaceId, email, null);
+    return { sent: 0, kept: emails.length };
+  }
+  const transport = nodemailer.createTransport(mail.smtpUrl);
+  let sent = 0;
+  try {
+    for (const email of emails) {
+      try {
+        await transport.sendMail({ from: mail.mailFrom, to: email.to, subject: email.subject, text: email.text });
+        sent++;
+      } catch (err) {
+        await keep(db, clock, notice.workspaceId, email, err instanceof Error ? err.message : String(err));
+      }
+    }
+  } finally {
+    transport.close();
+  }
+  return { sent, kept: emails.length - sent };
+}

@@ -1,0 +1,100 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Db } from '../db/schema.ts';
+import type { LimitEvents } from '../limits/limit-store.ts';
+
+/** The limit machinery as the metrics see it (src/limits/limit-store.ts). */
+export interface LimitSignals {
+  readonly events: LimitEvents;
+  readonly degraded: boolean;
+}
+
+export interface MetricsOptions {
+  db: Db;
+  limits?: LimitSignals | undefined;
+}
+
+/**
+ * Prometheus metrics of one process (issue 4 "Operations"), in a registry of its own so
+ * several apps in one process (the tests) never share counters.
+ */
+export function createMetrics({ db, limits }: MetricsOptions): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  new Counter({
+    name: 'venue_api_http_requests_total',
+    help: 'Answered requests by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  new Histogram({
+    name: 'venue_api_http_request_duration_seconds',
+    help: 'Time from request received to answer sent, by method and route pattern.',
+    labelNames: ['method', 'route'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'venue_api_keys_paused',
+    help: 'API keys paused right now, in every workspace (read from the database at scrape).',
+    registers: [registry],
+    async collect() {
+      try {
+        const row = await db
+          .selectFrom('api_keys')
+          .select((eb) => eb.fn.countAll<number | string>().as('n'))
+          .where('status', '=', 'paused')
+          .executeTakeFirst();
+        this.set(Number(row?.n ?? 0));
+      } catch {
+        // The database is away: keep the last value; /ready reports the outage.
+      }
+    },
+  });
+  if (limits) {
+    const refused = new Counter({
+      name: 'venue_api_rate_limited_total',
+      help: 'Requests refused with 429, by the limit that refused them.',
+      labelNames: ['limit'],
+      registers: [registry],
+    });
+    const fallbacks = new Counter({
+      name: 'venue_api_limit_store_fallbacks_total',
+      help: 'Times the shared limit store (Redis) was lost and this process fell back to its own counts.',
+      registers: [registry],
+    });
+    new Gauge({
+      name: 'venue_api_limit_store_degraded',
+      help: '1 while this process counts limits on its own because the shared store is unreachable.',
+      registers: [registry],
+      collect() {
+        this.set(limits.degraded ? 1 : 0);
+      },
+    });
+    limits.events.on('rate_limited', (limit) => refused.inc({ limit }));
+    limits.events.on('store_fallback', () => fallbacks.inc());
+    // A store opened while Redis was away fell back before anyone listened: count that too.
+    if (limits.degraded) fallbacks.inc();
+  }
+  return registry;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: Registry;
+  }
+}
+
+/** Counts and times every answer; the route label is the pattern, never the raw URL. */
+export const metricsPlugin = fp(async (app: FastifyInstance, options: MetricsOptions) => {
+  const registry = createMetrics(options);
+  const requests = registry.getSingleMetric('venue_api_http_requests_total') as Counter<'method' | 'route' | 'status'>;
+  const latency = registry.getSingleMetric('venue_api_http_request_duration_seconds') as Histogram<'method' | 'route'>;
+  app.decorate('metrics', registry);
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
+});

@@ -1,0 +1,74 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/lib/time.ts';
+import { createKey } from '../../src/resources/keys/key.service.ts';
+import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
+import { addCustomers } from '../jobs/activity-fixtures.ts';
+import { startServer, type ServerProcess } from '../helpers/server-process.ts';
+import { freshStorage, type TestStorage } from '../helpers/storage.ts';
+
+/**
+ * Graceful shutdown (issue 4 "Operations"): on SIGTERM a server stops taking requests,
+ * finishes the ones in flight, then exits 0. A request is held in flight for real by a
+ * table lock the test owns, so the SIGTERM certainly lands while it runs.
+ */
+describe('graceful shutdown of a server process', () => {
+  let storage: TestStorage;
+  let server: ServerProcess | null = null;
+  let admin: pg.Client | null = null;
+  let secret: string;
+
+  beforeAll(async () => {
+    storage = await freshStorage('postgres');
+    const ws = await createWorkspace(storage.db, systemClock, { name: 'Shutdown' });
+    secret = (await createKey(storage.db, systemClock, { workspaceId: ws.id, name: 'k', mode: 'live', access: 'read' })).secret;
+    await addCustomers(storage.db, ws.id, 3, Date.now());
+    server = await startServer({ DATABASE_URL: storage.url });
+    admin = new pg.Client({ connectionString: storage.url });
+    await admin.connect();
+  }, 60_000);
+
+  afterAll(async () => {
+    await admin?.query('ROLLBACK').catch(() => undefined);
+    await admin?.end();
+    await server?.stop();
+    await storage?.drop();
+  });
+
+  const headers = () => ({ authorization: `Bearer ${secret}`, 'service-version': '2026-10-08' });
+
+  it('finishes a request in flight when SIGTERM arrives, refuses new ones, and exits 0', async () => {
+    const s = server!;
+    expect((await fetch(`${s.url}/key`, { headers: headers() })).status).toBe(200);
+
+    await admin!.query('BEGIN');
+    await admin!.query('LOCK TABLE customers IN ACCESS EXCLUSIVE MODE');
+    const inFlight = fetch(`${s.url}/customers`, { headers: { ...headers(), connection: 'close' } });
+
+    // Wait (bounded) until the server's query is blocked on our lock: the request is in flight.
+    let waiting = 0;
+    for (let i = 0; i < 100 && waiting === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      const { rows } = await admin!.query(
+        `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+      );
+      waiting = rows[0].n;
+    }
+    expect(waiting).toBeGreaterThan(0);
+
+    s.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(s.child.exitCode).toBeNull(); // still finishing the request
+    const late = await fetch(`${s.url}/health`, { headers: { connection: 'close' } }).then(
+      (res) => res.status,
+      () => 'refused',
+    );
+    expect([503, 'refused']).toContain(late);
+
+    await admin!.query('COMMIT');
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: unknown[] }).data).toHaveLength(3);
+    expect(await s.exited).toBe(0);
+  });
+});
