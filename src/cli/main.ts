@@ -1,0 +1,67 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config.ts';
+import { ApiError } from '../errors.ts';
+import { activityCheckCommand } from './activity-check.ts';
+import { importCommand } from './import.ts';
+import { keysCommand } from './keys.ts';
+import { seedCommand } from './seed.ts';
+import { serveCommand } from './serve.ts';
+import { staffCommand } from './staff.ts';
+import { undoCommand } from './undo.ts';
+import { workspaceCommand } from './workspace.ts';
+
+/**
+ * The operator CLI, `npx venue-api <command>`. Its commands, options and JSON answers
+ * are a contract other tooling depends on (DECISIONS "Operator CLI"): one file per group.
+ */
+const COMMAND_GROUPS: Array<() => Command> = [
+  serveCommand,
+  workspaceCommand,
+  staffCommand,
+  keysCommand,
+  seedCommand,
+  importCommand,
+  undoCommand,
+  activityCheckCommand,
+];
+
+export function buildProgram(): Command {
+  const program = new Command('venue-api')
+    .description('Operate a Venue Workspace API: serve it, manage workspaces, staff and keys, seed and import data.');
+  for (const group of COMMAND_GROUPS) program.addCommand(group());
+  // addCommand does not pass settings down, so every command gets the override: a usage
+  // error then reaches runCli (exit code 1) instead of ending the process itself.
+  const override = (cmd: Command) => {
+    cmd.exitOverride();
+    cmd.commands.forEach(override);
+  };
+  override(program);
+  return program;
+}
+
+/** A failure as one line for stderr: the detail of a domain error, never a stack trace. */
+function describeFailure(err: unknown): string {
+  if (err instanceof ApiError) return err.detail;
+  if (err instanceof ConfigError) return err.message;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+export async function runCli(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and --version exit 0; usage errors were already printed by commander.
+      process.exitCode = err.exitCode === 0 ? 0 : 1;
+      return;
+    }
+    process.stderr.write(`venue-api: ${describeFailure(err).replace(/\s*\n\s*/g, ' ')}\n`);
+    process.exitCode = 1;
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await runCli(process.argv);
+}

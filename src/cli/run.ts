@@ -1,0 +1,59 @@
+import { InvalidArgumentError } from 'commander';
+import { loadConfig, type Config } from '../config.ts';
+import { migrate, openStorage, type Storage } from '../db/index.ts';
+import { systemClock, type Clock } from '../lib/time.ts';
+
+/**
+ * What every CLI command shares: the storage named by DATABASE_URL, brought up to date
+ * before the command runs (DECISIONS "Operator CLI"), and one way to print an answer.
+ */
+export interface CliContext {
+  config: Config;
+  storage: Storage;
+  clock: Clock;
+}
+
+export async function withStorage<T>(fn: (ctx: CliContext) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const storage = openStorage(config.databaseUrl);
+  try {
+    await migrate(storage);
+    return await fn({ config, storage, clock: systemClock });
+  } finally {
+    await storage.close();
+  }
+}
+
+/** `--json` prints exactly one JSON document on stdout; otherwise readable text. */
+export function printResult(json: boolean | undefined, value: unknown, human: () => string): void {
+  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+}
+
+/** Commander argument parsers: a bad value is a usage error (exit 1, one line on stderr). */
+export function positiveInt(raw: string): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < 1) {
+    throw new InvalidArgumentError('expected a whole number of 1 or more.');
+  }
+  return n;
+}
+
+export function port(raw: string): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || n > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535.');
+  return n;
+}
+
+/** `NAME=VALUE` (the value a whole number), as used by every `--limit`. */
+export function nameEqualsInt(raw: string): [string, number] {
+  const m = /^([a-z_]+)=(\d+)$/.exec(raw.trim());
+  if (!m) throw new InvalidArgumentError('expected NAME=VALUE, for example requests_per_minute=600.');
+  return [m[1]!, Number(m[2])];
+}
+
+export function commaList(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}

@@ -1,0 +1,38 @@
+import { Command } from 'commander';
+import { addStaff, STAFF_ROLES } from '../resources/workspaces/workspace.service.ts';
+import { printResult, withStorage } from './run.ts';
+
+/** `staff add`: the people who sign in to the developer settings (SPEC "Authentication" 2). */
+export function staffCommand(): Command {
+  const cmd = new Command('staff').description("Manage a workspace's staff.");
+  cmd
+    .command('add')
+    .description('Add a staff member to a workspace.')
+    .requiredOption('--workspace <wsp>', 'the wsp_ id')
+    .requiredOption('--email <email>', 'their sign-in email')
+    .requiredOption('--name <name>', 'their name')
+    .requiredOption('--role <role>', `one of ${STAFF_ROLES.join(', ')}`)
+    .option('--password <password>', 'their password (8 characters or more); without it they cannot sign in yet')
+    .option('--json', 'print one JSON document')
+    .action(
+      async (opts: { workspace: string; email: string; name: string; role: string; password?: string; json?: boolean }) => {
+        const member = await withStorage(({ storage, clock }) =>
+          addStaff(storage.db, clock, {
+            workspaceId: opts.workspace,
+            email: opts.email,
+            name: opts.name,
+            role: opts.role,
+            ...(opts.password === undefined ? {} : { password: opts.password }),
+          }),
+        );
+        printResult(
+          opts.json,
+          member,
+          () =>
+            `Added ${member.role} ${member.name} <${member.email}> (${member.id}) to ${member.workspace_id}` +
+            (opts.password === undefined ? '\nNo password was set (--password), so they cannot sign in yet.' : ''),
+        );
+      },
+    );
+  return cmd;
+}

@@ -1,0 +1,169 @@
+import type { Engine } from '../db/dialects/types.ts';
+import type { Storage } from '../db/index.ts';
+import type { Queryable } from '../db/schema.ts';
+import { invalid } from '../errors.ts';
+import { randomBase62 } from '../lib/ids.ts';
+import { workspaceCountry } from '../resources/customers/phone.ts';
+import { getWorkspace } from '../resources/workspaces/workspace.service.ts';
+import { buildCatalogue, type ExistingCatalogue } from './catalogue.ts';
+import { buildChunk, type ChunkRecords } from './chunk.ts';
+import { newSequences, type SeedRun } from './context.ts';
+import { profileFor } from './profiles.ts';
+import { HOUR_MS, SEED_SPAN_MS } from './timeline.ts';
+import { insertDocs, insertMany } from './writer.ts';
+
+/**
+ * `venue-api seed`: realistic, consistent data in every collection of a workspace
+ * (DECISIONS "Operator CLI"), live and test where a collection has both. Seeding again
+ * adds more (new venues and products, more customers with fresh emails); tags and lists
+ * of the same name are reused.
+ */
+export interface SeedOptions {
+  workspaceId: string;
+  customers: number;
+  now?: number;
+  /** Customers per chunk: memory holds about two chunks, however many are seeded. */
+  chunkSize?: number;
+  onProgress?: (customersDone: number, customersTotal: number) => void;
+}
+
+export interface SeedCounts {
+  venues: number;
+  activities: number;
+  packages: number;
+  events: number;
+  tags: number;
+  lists: number;
+  customers: number;
+  tag_memberships: number;
+  list_memberships: number;
+  bookings: number;
+  orders: number;
+  tickets: number;
+  gift_cards: number;
+}
+
+export const MAX_SEED_CUSTOMERS = 10_000_000;
+const CUSTOMERS_PER_TRANSACTION = 20_000;
+
+async function existingCatalogue(db: Queryable, workspaceId: string): Promise<ExistingCatalogue & { bookings: number; orders: number }> {
+  const docs = async (table: 'venues' | 'activities' | 'packages' | 'events') =>
+    (await db.selectFrom(table).select(['data', 'created_at']).where('workspace_id', '=', workspaceId).orderBy('created_at').execute()).map(
+      (r) => JSON.parse(r.data) as { slug?: string },
+    );
+  const [venues, activities, packages, events] = await Promise.all([docs('venues'), docs('activities'), docs('packages'), docs('events')]);
+  const tags = await db.selectFrom('tags').select(['id', 'name']).where('workspace_id', '=', workspaceId).execute();
+  const lists = await db.selectFrom('lists').select(['id', 'name', 'slug']).where('workspace_id', '=', workspaceId).execute();
+  const count = async (table: 'bookings' | 'orders') =>
+    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number | string>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow()).n);
+  const slugs = (rows: Array<{ slug?: string }>) => rows.map((r) => r.slug ?? '').filter(Boolean);
+  return {
+    tags: new Map(tags.map((t) => [t.name, t.id])),
+    lists: new Map(lists.map((l) => [l.name, l.id])),
+    slugs: { venues: slugs(venues), activities: slugs(activities), packages: slugs(packages), events: slugs(events), lists: lists.map((l) => l.slug) },
+    bookings: await count('bookings'),
+    orders: await count('orders'),
+  };
+}
+
+export async function seedWorkspace(storage: Storage, options: SeedOptions): Promise<SeedCounts> {
+  const { db, engine } = storage;
+  const total = options.customers;
+  if (!Number.isSafeInteger(total) || total < 1 || total > MAX_SEED_CUSTOMERS) {
+    throw invalid(`customers must be a whole number from 1 to ${MAX_SEED_CUSTOMERS}`);
+  }
+  const { id: workspaceId } = await getWorkspace(db, options.workspaceId);
+  const now = options.now ?? Date.now();
+  // Everything happened at least an hour ago, so every follow-up (payments, check-ins) fits before now.
+  const end = now - HOUR_MS;
+  const from = end - SEED_SPAN_MS;
+  const existing = await existingCatalogue(db, workspaceId);
+  // DECISIONS "Customers": the first venue's country is the workspace's phone country,
+  // so a workspace seeded again stays in the country it is in.
+  const profile = profileFor(await workspaceCountry(db, workspaceId));
+  const seq = newSequences();
+  const cat = buildCatalogue(workspaceId, profile, existing, seq.catalogue, from, now);
+  const run: SeedRun = {
+    workspaceId,
+    now,
+    profile,
+    catalogue: cat.catalogue,
+    seq,
+    emailTag: randomBase62(6).toLowerCase(),
+    counters: { booking: 100_001 + existing.bookings, order: 500_001 + existing.orders, email: 0 },
+  };
+  const counts: SeedCounts = {
+    venues: cat.docs.venues.length,
+    activities: cat.docs.activities.length,
+    packages: cat.docs.packages.length,
+    events: cat.docs.events.length,
+    tags: cat.tags.length,
+    lists: cat.lists.length,
+    customers: 0,
+    tag_memberships: 0,
+    list_memberships: 0,
+    bookings: 0,
+    orders: 0,
+    tickets: 0,
+    gift_cards: 0,
+  };
+  await db.transaction().execute(async (tx) => {
+    for (const table of ['venues', 'activities', 'packages', 'events'] as const) {
+      await insertDocs(tx, engine, table, workspaceId, cat.docs[table]);
+    }
+    await insertMany(tx, engine, 'tags', cat.tags);
+    await insertMany(tx, engine, 'lists', cat.lists);
+  });
+
+  const chunkSize = Math.max(1, options.chunkSize ?? 2_000);
+  const chunks = Math.ceil(total / chunkSize);
+  const windowMs = SEED_SPAN_MS / chunks;
+  // Several chunks per transaction: random ids touch index pages all over each B-tree, and
+  // a page changed many times in one transaction is written (and journalled) once.
+  const chunksPerTx = Math.max(1, Math.floor(CUSTOMERS_PER_TRANSACTION / chunkSize));
+  options.onProgress?.(0, total);
+  for (let first = 0; first < chunks; first += chunksPerTx) {
+    await db.transaction().execute(async (tx) => {
+      // Chunk c+1 is generated while chunk c is written: at most two chunks in memory.
+      let writing: Promise<void> = Promise.resolve();
+      for (let c = first; c < Math.min(chunks, first + chunksPerTx); c++) {
+        const rows = await buildChunk(run, Math.min(chunkSize, total - c * chunkSize), from + c * windowMs, from + (c + 1) * windowMs);
+        await writing;
+        writing = writeChunk(tx, engine, workspaceId, rows).then(() => {
+          tally(counts, rows);
+          options.onProgress?.(counts.customers, total);
+        });
+        // A failed write must not go unobserved while the next chunk is generated.
+        writing.catch(() => {});
+      }
+      await writing;
+    });
+  }
+  // A bulk load changes the tables' shape: give the planner fresh statistics now.
+  await engine.refreshStatistics(db);
+  return counts;
+}
+
+async function writeChunk(tx: Queryable, engine: Engine, workspaceId: string, rows: ChunkRecords): Promise<void> {
+  await insertMany(tx, engine, 'customers', rows.customers);
+  await insertMany(tx, engine, 'customer_tags', rows.customer_tags);
+  await insertMany(tx, engine, 'customer_lists', rows.customer_lists);
+  for (const table of ['bookings', 'orders', 'tickets', 'gift_cards'] as const) {
+    await insertDocs(tx, engine, table, workspaceId, rows[table]);
+  }
+}
+
+function tally(counts: SeedCounts, rows: ChunkRecords): void {
+  counts.customers += rows.customers.length;
+  counts.tag_memberships += rows.customer_tags.length;
+  counts.list_memberships += rows.customer_lists.length;
+  counts.bookings += rows.bookings.length;
+  counts.orders += rows.orders.length;
+  counts.tickets += rows.tickets.length;
+  counts.gift_cards += rows.gift_cards.length;
+}
+
+/** Rows a seed wrote, all tables together: the figure its speed is measured in. */
+export function rowsWritten(counts: SeedCounts): number {
+  return Object.values(counts).reduce((a, b) => a + b, 0);
+}
