@@ -3,13 +3,21 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import type { Storage } from './db/index.ts';
 import { access } from './http/access.ts';
+import { activityTracking } from './http/activity.ts';
 import { auth } from './http/auth.ts';
+import { idempotency } from './http/idempotency.ts';
+import { countRefusedKey, rateLimit, refusedAddressGuard } from './http/rate-limit.ts';
 import { openApiRoute, registerOpenApi } from './http/openapi.ts';
-import { installProblemHandlers } from './http/problems.ts';
-import { newRequestId, requestContext } from './http/request-context.ts';
+import { frameworkErrors, installProblemHandlers } from './http/problems.ts';
+import { CURRENT_VERSION, newRequestId, requestContext } from './http/request-context.ts';
 import { Problem } from './http/schemas.ts';
 import { installValidators } from './http/validation.ts';
+import { ActivityTracker } from './jobs/activity-tracker.ts';
 import { systemClock, type Clock } from './lib/time.ts';
+import type { LimitStore } from './limits/limit-store.ts';
+import { openLimitStore } from './limits/open-store.ts';
+import { metricsPlugin } from './ops/metrics.ts';
+import { opsRoutes } from './ops/ops.routes.ts';
 import { resourceRoutes } from './resources/index.ts';
 import { KeyCache } from './resources/keys/key-cache.ts';
 
@@ -18,11 +26,15 @@ export interface AppDeps {
   clock?: Clock;
   keys?: KeyCache;
   logger?: boolean | object;
+  /** A limit store the caller owns (and closes); without it one is opened from the config. */
+  limitStore?: LimitStore;
 }
 
 export interface App {
   app: FastifyInstance;
   keys: KeyCache;
+  /** Also `app.limitStore`; its `events` feed the metrics (src/limits/limit-store.ts). */
+  limitStore: LimitStore;
 }
 
 /** The Fastify instance with its plugins and routes; it does not listen (CONVENTIONS 1). */
@@ -36,25 +48,60 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
       : {};
   const app = Fastify({
     ...https,
-    logger: deps.logger ?? { level: config.logLevel },
+    // The query string can hold a customer's email (GET /customers?email=): log the path only.
+    logger:
+      deps.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            ...(typeof deps.logger === 'object' ? deps.logger : {}),
+            serializers: {
+              req: (req: { method: string; url: string; ip?: string }) => ({
+                method: req.method,
+                url: req.url.split('?')[0],
+                remoteAddress: req.ip,
+              }),
+            },
+          },
     genReqId: newRequestId,
     requestIdHeader: false,
     bodyLimit: 64 * 1024,
     trustProxy: config.trustProxy as boolean | string, // a number (hops) is accepted too
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    frameworkErrors: frameworkErrors(config.errorsUrl, CURRENT_VERSION),
   });
   app.addSchema(Problem);
   installValidators(app, [Problem]);
   installProblemHandlers(app, config.errorsUrl);
+  // DECISIONS "HTTP and errors": a body that is not application/json is a 415, text too.
+  app.removeContentTypeParser('text/plain');
   await registerOpenApi(app, config.baseUrl);
 
   await app.register(requestContext);
-  await app.register(auth, { keys, clock });
+  const limitStore = deps.limitStore ?? (await openLimitStore(config, deps.storage.db, clock(), app.log));
+  if (!deps.limitStore) app.addHook('onClose', async () => limitStore.close());
+  app.decorate('limitStore', limitStore);
+  await app.register(metricsPlugin, { db: deps.storage.db, limits: limitStore });
+  await app.register(refusedAddressGuard, { store: limitStore, clock });
+  await app.register(auth, { keys, clock, onRefused: countRefusedKey({ store: limitStore, clock }) });
+  await app.register(rateLimit, { store: limitStore, clock });
   await app.register(access);
+  await app.register(idempotency, { storage: deps.storage, clock, errorsUrl: config.errorsUrl });
+  const tracker = new ActivityTracker(deps.storage.db, deps.storage.engine, clock, {
+    onError: (err) => app.log.error({ err }, 'writing key activity failed; kept for the next flush'),
+  });
+  await app.register(activityTracking, { tracker });
 
   await app.register(openApiRoute);
-  await app.register(resourceRoutes, { db: deps.storage.db });
+  await app.register(opsRoutes, {
+    db: deps.storage.db,
+    errorsUrl: config.errorsUrl,
+    metricsToken: config.metricsToken,
+    // /ready names Redis only when the limits are shared through it.
+    pingLimitStore: limitStore.backend === 'redis' ? () => limitStore.ping() : undefined,
+  });
+  await app.register(resourceRoutes, { db: deps.storage.db, clock });
   app.addHook('onClose', async () => keys.stop());
-  return { app, keys };
+  return { app, keys, limitStore };
 }

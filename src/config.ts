@@ -7,6 +7,8 @@ export interface Config {
   readonly databaseUrl: string;
   /** Redis for the shared limit store; null keeps limits in this process. */
   readonly redisUrl: string | null;
+  /** Prefix of every Redis key the limit store writes, so deployments can share one Redis. */
+  readonly redisPrefix: string;
   readonly port: number;
   readonly host: string;
   /** Proxies whose X-Forwarded-For is believed (Fastify's trustProxy forms); false = none. */
@@ -20,6 +22,10 @@ export interface Config {
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
   readonly logLevel: string;
+  /** Make a demo workspace on a database with none (the first `npm start`); DEMO=off for production. */
+  readonly demo: boolean;
+  /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>`. */
+  readonly metricsToken: string | null;
   /** How often each process re-reads changed keys, so a pause or revoke spreads (ms). */
   readonly keyRefreshMs: number;
 }
@@ -38,9 +44,21 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return n;
 }
 
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'on', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'off', 'no'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be on or off, got "${raw}"`);
+}
+
 function trustProxy(raw: string | undefined): boolean | string | number {
   if (raw === undefined || raw === '' || raw === 'false') return false;
-  if (raw === 'true') return true;
+  // DECISIONS: TRUST_PROXY *names* the proxies. `true` would believe any client's
+  // X-Forwarded-For, letting it dodge (or aim) the per-address refused-key limit.
+  if (raw === 'true') {
+    throw new ConfigError('TRUST_PROXY must name the proxies (addresses or CIDR ranges, comma-separated) or a hop count, not "true"');
+  }
   if (/^\d+$/.test(raw)) return Number(raw);
   return raw; // a comma-separated list of addresses or CIDR ranges
 }
@@ -63,9 +81,13 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const scheme = tlsCert ? 'https' : 'http';
   const baseUrl = (env.BASE_URL || `${scheme}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/$/, '');
+  if (!/^https?:\/\/[^/\s]+/.test(baseUrl)) {
+    throw new ConfigError(`BASE_URL must be an absolute http(s) address, got "${env.BASE_URL}"`);
+  }
   return Object.freeze({
     databaseUrl,
     redisUrl,
+    redisPrefix: env.REDIS_PREFIX || 'venue-api:',
     port,
     host,
     trustProxy: trustProxy(env.TRUST_PROXY),
@@ -74,6 +96,8 @@ export function loadConfig(env: Env = process.env): Config {
     baseUrl,
     errorsUrl: env.ERRORS_URL || `${baseUrl}/docs/errors`,
     smtpUrl: env.SMTP_URL || null,
+    metricsToken: env.METRICS_TOKEN || null,
+    demo: flag(env, 'DEMO', true),
     mailFrom: env.MAIL_FROM || 'venue-api <no-reply@localhost>',
     logLevel: env.LOG_LEVEL || 'info',
     keyRefreshMs: int(env, 'KEY_REFRESH_MS', 2000, 100, 5000),

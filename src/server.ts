@@ -1,23 +1,55 @@
+import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { migrate, openStorage } from './db/index.ts';
+import { demoBanner, listeningUrl, prepareDemo } from './demo.ts';
+import { HourlyActivityCheck } from './jobs/activity-schedule.ts';
+import { RetentionJobs } from './jobs/retention.ts';
+import { systemClock } from './lib/time.ts';
 
 /** Process entry: read config, open storage, listen, close gracefully on a signal. */
 export async function serve(overrides: { port?: number; host?: string } = {}): Promise<void> {
-  const config = { ...loadConfig(), ...overrides };
+  // Overrides go through loadConfig so what derives from them (baseUrl) agrees.
+  const config = loadConfig({
+    ...process.env,
+    ...(overrides.port === undefined ? {} : { PORT: String(overrides.port) }),
+    ...(overrides.host === undefined ? {} : { HOST: overrides.host }),
+  });
   const storage = openStorage(config.databaseUrl);
   await migrate(storage);
+  const demo = config.demo ? await prepareDemo(storage, systemClock) : ({ kind: 'none' } as const);
   const { app, keys } = await buildApp(config, { storage });
   keys.start();
+  app.activity.start();
+  // DECISIONS "Unusual activity": hourly; the job lock and hour claim make it once in total.
+  const activityCheck = new HourlyActivityCheck(
+    { db: storage.db, engine: storage.engine, clock: systemClock, mail: config, log: app.log },
+    { beforeRun: () => app.activity.flush() },
+  );
+  activityCheck.start();
+  // DECISIONS: stored POST answers kept 24 hours, the change log 365 days.
+  const retention = new RetentionJobs({ db: storage.db, engine: storage.engine, clock: systemClock, log: app.log });
+  retention.start();
+  // Planner statistics drift as tables grow; SQLite in particular then picks wrong indexes.
+  const statistics = setInterval(() => {
+    storage.engine.refreshStatistics(storage.db).catch((err) => app.log.warn({ err }, 'refreshing statistics failed'));
+  }, 3_600_000).unref();
+  if (storage.engine.name === 'postgres' && !config.redisUrl) {
+    // DECISIONS "Limits": every limit holds across processes only through the shared store.
+    app.log.warn('PostgreSQL without REDIS_URL: limits are counted per process; set REDIS_URL when running several');
+  }
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'closing: finishing in-flight requests');
-    await app.close();
+    clearInterval(statistics);
+    await Promise.all([activityCheck.stop(), retention.stop(), app.close()]);
     await storage.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   await app.listen({ port: config.port, host: config.host });
+  const bound = (app.server.address() as AddressInfo).port;
+  process.stdout.write(`${demoBanner(demo, listeningUrl(config.baseUrl, config.host, bound))}\n`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

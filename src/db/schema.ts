@@ -41,6 +41,8 @@ export interface ApiKeyTable {
   paused_at: number | null;
   pause_reason: string | null;
   revoked_at: number | null;
+  /** Set by a resume: activity before it is not held against the key (004-activity). */
+  resumed_at?: number | null;
   limits: string; // JSON: per-key overrides
   created_by: string | null;
   agreed_by: string | null;
@@ -152,6 +154,77 @@ export interface GiftCardTable extends DocColumns {
   buyer_id: string | null;
 }
 
+/** Requests of one live key in one clock hour (DECISIONS "Unusual activity"). */
+export interface KeyActivityHourTable {
+  key_id: string;
+  hour_start: number;
+  workspace_id: string;
+  requests: number;
+}
+
+/** When a customer was last sent to a live key. */
+export interface KeyCustomerReadTable {
+  key_id: string;
+  customer_id: string;
+  workspace_id: string;
+  last_seen_at: number;
+}
+
+/** Emails kept for the console when SMTP is not configured or refused them. */
+export interface OutboxTable {
+  id: string;
+  workspace_id: string;
+  recipient: string;
+  subject: string;
+  body: string;
+  error: string | null;
+  created_at: number;
+}
+
+/** Daily counts of the in-process limit store (migration 003-limits). */
+export interface LimitCounterTable {
+  counter_id: string;
+  window_start: number;
+  count: number;
+}
+
+/** A stored answer to a POST, replayed for a retry with the same Idempotency-Key (002-writes). */
+export interface IdempotencyKeyTable {
+  key_id: string;
+  idempotency_key: string;
+  workspace_id: string;
+  /** SHA-256 of method, path and the canonical JSON of the body. */
+  fingerprint: string;
+  status_code: number;
+  content_type: string;
+  headers: string; // JSON: headers replayed with the body (ETag)
+  body: string;
+  created_at: number;
+}
+
+/** One change to a customer, its tags or lists, with what it replaced (002-writes). */
+export interface ChangeLogTable {
+  id: string;
+  workspace_id: string;
+  livemode: number;
+  at: number;
+  actor_kind: 'key' | 'staff' | 'operator';
+  actor_id: string;
+  /** The key that made the change; null for staff and operators. */
+  key_id: string | null;
+  request_id: string | null;
+  action: string;
+  object: string;
+  object_id: string;
+  customer_version: number;
+  before: string | null; // JSON: field -> value
+  after: string | null;
+  /** The change this one undid. */
+  reverts: string | null;
+  undone_at: number | null;
+  undo_outcome: 'reverted' | 'partial' | 'skipped' | null;
+}
+
 export interface MetaTable {
   name: string;
   value: string;
@@ -175,6 +248,12 @@ export interface Database {
   tickets: TicketTable;
   gift_cards: GiftCardTable;
   meta: MetaTable;
+  idempotency_keys: IdempotencyKeyTable;
+  change_log: ChangeLogTable;
+  limit_counters: LimitCounterTable;
+  key_activity_hours: KeyActivityHourTable;
+  key_customer_reads: KeyCustomerReadTable;
+  outbox: OutboxTable;
 }
 
 export type Db = Kysely<Database>;

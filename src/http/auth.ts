@@ -9,8 +9,8 @@ import type { ApiKey } from '../resources/keys/key.model.ts';
 export interface AuthOptions {
   keys: KeyCache;
   clock: Clock;
-  /** Told of every refused key, so the per-address limit can count it. */
-  onRefused?: (request: FastifyRequest) => void;
+  /** Told of every refused key, so the per-address limit can count it (awaited before the 401). */
+  onRefused?: (request: FastifyRequest) => void | Promise<void>;
 }
 
 const unauthorized = (detail: string) =>
@@ -49,7 +49,7 @@ export const auth = fp(async (app: FastifyInstance, options: AuthOptions) => {
     try {
       key = await authenticate(request, options);
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'unauthorized') options.onRefused?.(request);
+      if (err instanceof ApiError && err.code === 'unauthorized') await options.onRefused?.(request);
       throw err;
     }
     request.scope = { workspaceId: key.workspaceId, livemode: key.mode === 'live', key, requestId: request.id };

@@ -49,10 +49,27 @@ function fromFastify(error: FastifyError): ApiError | null {
   if (status === 413) return new ApiError('payload_too_large', 'The request body is over 64 KiB.');
   if (status === 415) return new ApiError('unsupported_media_type', 'Send the request body as application/json.');
   if (status >= 400 && status < 500) {
-    const syntax = error instanceof SyntaxError || /JSON/i.test(error.message);
-    return invalid(syntax ? 'The body is not valid JSON.' : 'The request is not valid.');
+    return invalid(error instanceof SyntaxError ? 'The body is not valid JSON.' : 'The request is not valid.');
   }
   return null;
+}
+
+/**
+ * Errors the router raises before any hook runs (a URL it cannot decode, a path segment
+ * past maxParamLength), answered as problems with the headers every answer carries.
+ */
+export function frameworkErrors(errorsUrl: string, version: string) {
+  return (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('Request-Id', reply.request.id);
+    reply.header('Cache-Control', 'no-store');
+    reply.header('Service-Version', version);
+    // An id longer than any id can be names no record: 404, as DECISIONS says for bad ids.
+    const err =
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? new ApiError('not_found', 'No such record.')
+        : invalid('The request URL is not valid.');
+    return sendProblem(reply, err, errorsUrl);
+  };
 }
 
 export function installProblemHandlers(app: FastifyInstance, errorsUrl: string): void {

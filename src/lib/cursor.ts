@@ -32,7 +32,9 @@ export function decodeCursor(
     if (!Array.isArray(parsed) || parsed.length !== 3) return null;
     const [bind, createdAt, id] = parsed;
     if (bind !== binding(collection, filters)) return null;
-    if (!Number.isSafeInteger(createdAt) || typeof id !== 'string' || id.length > 64) return null;
+    // The binding is no secret (a digest of public inputs), so check what a client could forge.
+    if (!Number.isSafeInteger(createdAt) || createdAt < 0) return null;
+    if (typeof id !== 'string' || !/^[a-z]+_[0-9A-Za-z]{22}$/.test(id)) return null;
     return { createdAt, id };
   } catch {
     return null;

@@ -19,6 +19,7 @@ export const ID_PREFIX = {
   workspace: 'wsp',
   staff: 'stf',
   change: 'chg',
+  email: 'eml',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -13,10 +13,12 @@ export function toInstant(ms: number | null | undefined): string | null {
 
 /** SPEC: `updated_since` is ISO 8601 *with an offset* (Z or ±hh:mm). */
 const WITH_OFFSET =
-  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+  /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-](0\d|1[0-4]):?[0-5]\d)$/;
 
 export function parseInstantWithOffset(raw: string): number | null {
-  if (!WITH_OFFSET.test(raw)) return null;
+  const m = WITH_OFFSET.exec(raw);
+  // Date.parse would roll 2026-02-30 over into March; an impossible day is refused instead.
+  if (!m || !isCalendarDate(m[1]!)) return null;
   const ms = Date.parse(raw.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
   return Number.isFinite(ms) ? ms : null;
 }

@@ -30,12 +30,18 @@ export interface TestApp {
 
 export async function makeTestApp(
   engine: 'sqlite' | 'postgres',
-  options: { env?: Record<string, string>; clock?: number } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: number;
+    /** Extra routes (test fixtures) registered before the app is ready. */
+    routes?: (app: FastifyInstance) => void;
+  } = {},
 ): Promise<TestApp> {
   const storage = await freshStorage(engine);
   const config = loadConfig({ BASE_URL: 'http://api.test', ...options.env });
   const clock: { now: number; fn: Clock } = { now: options.clock ?? Date.now(), fn: () => clock.now };
   const { app, keys: keysCache } = await buildApp(config, { storage, clock: clock.fn, logger: false });
+  options.routes?.(app);
   await app.ready();
   const checker = new OpenApiChecker(app);
   const ws = await createWorkspace(storage.db, clock.fn, { name: 'Test Workspace' });

@@ -12,6 +12,9 @@ function lockKey(name: string): bigint {
 
 export function createPostgresEngine(url: string, poolSize = 10): Engine {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle connection the server drops (restart, failover) must not crash the process:
+  // the pool discards it and the next query connects anew; /ready reports an outage.
+  pool.on('error', () => undefined);
   return {
     name: 'postgres',
     dialect: new PostgresDialect({ pool }),
@@ -29,5 +32,14 @@ export function createPostgresEngine(url: string, poolSize = 10): Engine {
       });
     },
     maxInsertRows: (columns) => Math.max(1, Math.floor(60_000 / columns)),
+    // Released by commit or rollback, and by the server when a crashed process's connection drops.
+    async tryTransactionLock(tx, name) {
+      const got = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(${lockKey(name)}) as ok`.execute(tx);
+      return got.rows[0]?.ok === true;
+    },
+    // ANALYZE samples a bounded number of rows per table, so it stays cheap at any size.
+    refreshStatistics: async (db) => {
+      await sql`analyze`.execute(db);
+    },
   };
 }

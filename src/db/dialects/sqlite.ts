@@ -1,12 +1,33 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { SqliteDialect } from 'kysely';
+import { CompiledQuery, sql, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver } from 'kysely';
 import type { Engine } from './types.ts';
 
 /** `./data/venue.sqlite`, `sqlite:PATH`, or `:memory:`. */
 export function sqlitePath(url: string): string {
   return url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
+}
+
+/**
+ * Every transaction takes the write lock when it begins (BEGIN IMMEDIATE), so one that reads
+ * then writes waits for another process (the CLI's undo, say) instead of failing with
+ * SQLITE_BUSY; and a check made at its start (an Idempotency-Key, a version) still holds
+ * at its commit, across processes.
+ */
+class ImmediateDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly database: SQLite.Database) {
+    super({ database });
+  }
+  override createDriver(): Driver {
+    return new ImmediateDriver({ database: this.database });
+  }
 }
 
 export function createSqliteEngine(url: string): Engine {
@@ -18,13 +39,20 @@ export function createSqliteEngine(url: string): Engine {
   database.pragma('synchronous = FULL');
   database.pragma('busy_timeout = 5000');
   database.pragma('cache_size = -65536');
+  // Analyse what needs it now (0x10002: also tables never analysed), as SQLite advises at open.
+  database.pragma('optimize = 0x10002');
   return {
     name: 'sqlite',
-    dialect: new SqliteDialect({ database }),
+    dialect: new ImmediateSqliteDialect(database),
     // One process serves a SQLite file, so the job always runs here.
     async withJobLock(_db, _lock, fn) {
       return { ran: true, value: await fn() };
     },
     maxInsertRows: (columns) => Math.max(1, Math.floor(32_000 / columns)),
+    // BEGIN IMMEDIATE already makes every write transaction the only one, across processes.
+    tryTransactionLock: async () => true,
+    refreshStatistics: async (db) => {
+      await sql`pragma optimize`.execute(db);
+    },
   };
 }

@@ -12,4 +12,16 @@ export interface Engine {
   withJobLock<T>(db: Kysely<Database>, lock: string, fn: () => Promise<T>): Promise<{ ran: boolean; value?: T }>;
   /** Rows a multi-row INSERT may carry, given its column count (bound-parameter limits). */
   maxInsertRows(columns: number): number;
+  /**
+   * Inside a transaction: take the lock named `name` until it ends, or answer false at once
+   * when another transaction (of any process) holds it. Used so a second request with the
+   * same Idempotency-Key is told "still running" instead of waiting (DECISIONS "Idempotency").
+   */
+  tryTransactionLock(tx: Kysely<Database>, name: string): Promise<boolean>;
+  /**
+   * Bring the planner's statistics up to date after bulk loads and from time to time.
+   * Without them SQLite picks the wrong index on large tables (a whole-range sort instead
+   * of a filter index); PostgreSQL's autovacuum keeps its own, so there it does nothing.
+   */
+  refreshStatistics(db: Kysely<Database>): Promise<void>;
 }

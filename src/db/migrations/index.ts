@@ -1,9 +1,15 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as core from './001-core.ts';
+import * as writes from './002-writes.ts';
+import * as limits from './003-limits.ts';
+import * as activity from './004-activity.ts';
 
 /** Migrations are listed here (not read from disk) so they run the same under tsx and tests. */
 export const migrations: Record<string, Migration> = {
   '001-core': core,
+  '002-writes': writes,
+  '003-limits': limits,
+  '004-activity': activity,
 };
 
 export const migrationProvider: MigrationProvider = {

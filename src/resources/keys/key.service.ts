@@ -131,7 +131,8 @@ export async function changeKeyStatus(
       status: to,
       updated_at: Math.max(now, current.updatedAt + 1),
       ...(move === 'pause' ? { paused_at: now, pause_reason: reason ?? 'paused by an operator' } : {}),
-      ...(move === 'resume' ? { paused_at: null, pause_reason: null } : {}),
+      // resumed_at: the activity check forgives what came before a resume (004-activity).
+      ...(move === 'resume' ? { paused_at: null, pause_reason: null, resumed_at: now } : {}),
       ...(move === 'revoke' ? { revoked_at: current.revokedAt ?? now } : {}),
     })
     .where('id', '=', keyId)
