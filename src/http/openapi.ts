@@ -39,6 +39,37 @@ function documentedHeaders(route: RouteOptions): Record<string, TSchema> | null 
   return headers;
 }
 
+const header = (description: string, schema: object = { type: 'string' }) => ({ ...schema, description });
+
+/** The response headers the plugins set, per answer (DECISIONS "HTTP and errors", "Limits"). */
+function documentedResponseHeaders(route: RouteOptions, status: string): Record<string, object> {
+  const access = (route.config as { access?: { kind: string } } | undefined)?.access;
+  const methods = ([] as string[]).concat(route.method);
+  const headers: Record<string, object> = {
+    'Request-Id': header('`req_…`: quote it when reporting a failure.'),
+    'Service-Version': header('The version that served the request.'),
+    'Cache-Control': header('Always `no-store`.'),
+  };
+  if (access && access.kind !== 'public') {
+    headers['RateLimit-Policy'] = header('`"default";q=<requests per minute>;w=60`: the key\'s per-minute allowance.');
+    headers['RateLimit'] = header('`"default";r=<left this minute>;t=<seconds to reset>`.');
+  }
+  // Every answer that is one customer or record carries its version; a deleted customer has none.
+  const answersRecord = route.url.includes(':id') && !(methods.includes('DELETE') && route.url === '/customers/:id');
+  if (status.startsWith('2') && route.url !== '/test-data' && (answersRecord || methods.includes('POST'))) {
+    headers['ETag'] = header('`"<version>"` of the record answered.');
+  }
+  if (status.startsWith('2') && methods.includes('POST')) {
+    headers['Idempotent-Replayed'] = header('`true` when this is the stored answer of an earlier request with the same Idempotency-Key.');
+  }
+  if (status === '4xx') {
+    headers['Retry-After'] = header('On a 429: whole seconds until the limit that refused resets.', { type: 'integer' });
+    headers['WWW-Authenticate'] = header('On a 401: `Bearer`.');
+    headers['Allow'] = header('On a 405: the methods the path has.');
+  }
+  return headers;
+}
+
 export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -59,10 +90,20 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
+      if (!schema) return { schema: schema as FastifySchema, url };
+      const response = (schema as { response?: Record<string, object> }).response;
+      const documented: Record<string, unknown> = { ...schema };
+      if (response) {
+        documented.response = Object.fromEntries(
+          Object.entries(response).map(([status, r]) => [status, { ...r, headers: documentedResponseHeaders(route, status) }]),
+        );
+      }
       const headers = documentedHeaders(route);
-      if (!headers || !schema) return { schema: schema as FastifySchema, url };
-      const existing = ((schema as { headers?: { properties?: Record<string, TSchema> } }).headers?.properties ?? {});
-      return { schema: { ...schema, headers: Type.Object({ ...headers, ...existing }) } as FastifySchema, url };
+      if (headers) {
+        const existing = (schema as { headers?: { properties?: Record<string, TSchema> } }).headers?.properties ?? {};
+        documented.headers = Type.Object({ ...headers, ...existing });
+      }
+      return { schema: documented as FastifySchema, url };
     },
   });
 }

@@ -3,7 +3,10 @@ import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 
 type Doc = {
-  paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema: object }> }> }>>;
+  paths: Record<
+    string,
+    Record<string, { responses?: Record<string, { headers?: Record<string, object>; content?: Record<string, { schema: object }> }> }>
+  >;
   components?: { schemas?: Record<string, object> };
 };
 
@@ -30,7 +33,14 @@ export class OpenApiChecker {
   }
 
   /** Throws when a documented answer's body does not match its schema. */
-  check(method: string, url: string, status: number, contentType: string | undefined, body: string): void {
+  check(
+    method: string,
+    url: string,
+    status: number,
+    contentType: string | undefined,
+    body: string,
+    headers: Record<string, unknown> = {},
+  ): void {
     const path = url.split('?')[0]!;
     const template = this.templates.find((t) => t.regex.test(path));
     if (!template || status === 304 || status === 204) return;
@@ -39,6 +49,12 @@ export class OpenApiChecker {
     const responses = op.responses ?? {};
     const response = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
     if (!response) throw new Error(`${method} ${template.path}: status ${status} is not documented`);
+    // The headers the document promises on every such answer must be there; the ones it
+    // marks as conditional ("On a 429: …", Idempotent-Replayed) may not be.
+    const always = status < 300 ? Object.keys(response.headers ?? {}).filter((h) => h !== 'Idempotent-Replayed') : ['Request-Id', 'Service-Version', 'Cache-Control'];
+    for (const name of always) {
+      if (headers[name.toLowerCase()] === undefined) throw new Error(`${method} ${template.path} ${status}: documented header ${name} is missing`);
+    }
     const content = response.content ?? {};
     const media = Object.keys(content)[0];
     if (!media) return;
