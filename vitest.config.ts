@@ -8,5 +8,8 @@ export default defineConfig({
     // Two cores: files run in parallel forks, each on its own fresh databases.
     pool: 'forks',
     maxWorkers: 2,
+    // Vite puts BASE_URL=/ into process.env; server processes the tests start would inherit
+    // it, and the service refuses a relative BASE_URL. A real shell has none.
+    env: { BASE_URL: '' },
   },
 });
