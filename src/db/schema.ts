@@ -199,6 +199,8 @@ export interface IdempotencyKeyTable {
   content_type: string;
   headers: string; // JSON: headers replayed with the body (ETag)
   body: string;
+  /** The request that made the answer: replays name it in `Original-Request`. */
+  request_id: string;
   created_at: number;
 }
 

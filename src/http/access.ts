@@ -24,6 +24,10 @@ export const access = fp(async (app: FastifyInstance) => {
       if (!key.canWrite.includes(rule.permission)) {
         throw new ApiError('forbidden', `This key may not make the write "${rule.permission}".`);
       }
+      // Customer writes answer the customer: a read in disguise, so it needs the read too.
+      if (rule.permission.startsWith('customers.') && !key.canRead.includes('customers')) {
+        throw forbidden('This key may not read customers, and every customer write answers the customer.');
+      }
     }
   });
 });

@@ -9,6 +9,8 @@ export interface IdempotencyScope {
   key: string;
   workspaceId: string;
   fingerprint: string;
+  /** The request storing the answer. */
+  requestId: string;
 }
 
 export interface StoredAnswer {
@@ -67,6 +69,7 @@ export async function saveAnswer(tx: Queryable, scope: IdempotencyScope, answer:
       content_type: answer.contentType,
       headers: JSON.stringify(answer.headers),
       body: answer.body,
+      request_id: scope.requestId,
       created_at: now,
     })
     .execute();

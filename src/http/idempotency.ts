@@ -77,7 +77,7 @@ export const idempotency = fp(async (app: FastifyInstance, options: IdempotencyO
     }
     const path = request.url.split('?')[0]!;
     request.idempotency = {
-      scope: { keyId: scope.key.id, key, workspaceId: scope.workspaceId, fingerprint: fingerprint('POST', path, request.body) },
+      scope: { keyId: scope.key.id, key, workspaceId: scope.workspaceId, fingerprint: fingerprint('POST', path, request.body), requestId: request.id },
       options,
       inFlight,
     };
@@ -96,7 +96,9 @@ function replay(reply: FastifyReply, call: Idempotent, row: IdempotencyKeyTable)
       'This Idempotency-Key was used for another request (method, path or body); use a new key for a new request.',
     );
   }
-  return send(reply.header('Idempotent-Replayed', 'true'), {
+  // The body is the stored one byte for byte, so its request_id is the first request's;
+  // Original-Request (Stripe's name) says so beside this request's own Request-Id.
+  return send(reply.header('Idempotent-Replayed', 'true').header('Original-Request', row.request_id), {
     status: row.status_code,
     contentType: row.content_type,
     headers: JSON.parse(row.headers) as Record<string, string>,

@@ -61,11 +61,13 @@ function documentedResponseHeaders(route: RouteOptions, status: string): Record<
   }
   if (status.startsWith('2') && methods.includes('POST')) {
     headers['Idempotent-Replayed'] = header('`true` when this is the stored answer of an earlier request with the same Idempotency-Key.');
+    headers['Original-Request'] = header('On a replay: the `req_…` of the request that made the stored answer (its body\'s request_id, on an error).');
   }
   if (status === '4xx') {
     headers['Retry-After'] = header('On a 429: whole seconds until the limit that refused resets.', { type: 'integer' });
     headers['WWW-Authenticate'] = header('On a 401: `Bearer`.');
     headers['Allow'] = header('On a 405: the methods the path has.');
+    if (methods.includes('POST')) headers['Original-Request'] = header('On a replayed refusal: the request that made it.');
   }
   return headers;
 }

@@ -5,7 +5,7 @@ export type RouteAccess =
   | { kind: 'public' }
   | { kind: 'any-key' }
   | { kind: 'read'; collection: Collection }
-  | { kind: 'write'; permission: WritePermission; removal?: boolean };
+  | { kind: 'write'; permission: WritePermission };
 
 /** The caller, as the services see it (no Fastify types past this point). */
 export interface RequestScope {

@@ -15,13 +15,19 @@ function makeAjv(coerce: boolean) {
   return ajv;
 }
 
-/** Where in a value a NUL character hides: PostgreSQL text cannot hold one (a 500 otherwise). */
-function findNul(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+/**
+ * Text no engine stores as sent: a NUL (PostgreSQL refuses it: a 500) and a lone UTF-16
+ * surrogate (each engine replaces it differently, so what we answered would not be what a
+ * later read shows, and an undo could never match it).
+ */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function findUnstorable(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return UNSTORABLE.test(value) ? path : null;
   if (value === null || typeof value !== 'object') return null;
   for (const [key, inner] of Object.entries(value)) {
-    if (key.includes('\u0000')) return `${path}/${key.replace(/\u0000/g, '')}`;
-    const found = findNul(inner, `${path}/${key}`);
+    if (UNSTORABLE.test(key)) return path || '/';
+    const found = findUnstorable(inner, `${path}/${key}`);
     if (found !== null) return found;
   }
   return null;
@@ -29,13 +35,19 @@ function findNul(value: unknown, path: string): string | null {
 
 type Validate = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null };
 
-/** Every request part is refused with a field error when any string in it holds a NUL. */
-function withoutNul(validate: ValidateFunction): Validate {
+/** Every request part is refused with a field error when any string in it cannot be stored. */
+function storableOnly(validate: ValidateFunction): Validate {
   const check: Validate = (data) => {
-    const at = findNul(data, '');
+    const at = findUnstorable(data, '');
     if (at !== null) {
       check.errors = [
-        { instancePath: at, keyword: 'pattern', schemaPath: '#', params: {}, message: 'must not contain a NUL character' },
+        {
+          instancePath: at,
+          keyword: 'pattern',
+          schemaPath: '#',
+          params: {},
+          message: 'must be well-formed text without NUL characters',
+        },
       ];
       return false;
     }
@@ -54,6 +66,6 @@ export function installValidators(app: FastifyInstance, shared: unknown[]): void
     coercing.addSchema(schema as object);
   }
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    withoutNul(httpPart === 'body' ? strict.compile(schema) : coercing.compile(schema)),
+    storableOnly(httpPart === 'body' ? strict.compile(schema) : coercing.compile(schema)),
   );
 }

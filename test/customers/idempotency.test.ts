@@ -45,6 +45,9 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
     expect(again.body).toBe(first.body);
     expect(again.headers.etag).toBe(first.headers.etag);
     expect(again.headers['request-id']).not.toBe(first.headers['request-id']);
+    // The stored answer is the first request's: Original-Request names it.
+    expect(again.headers['original-request']).toBe(first.headers['request-id']);
+    expect(first.headers['original-request']).toBeUndefined();
     expect(await customersNamed('Once')).toBe(1);
     expect(await countRows(t, 'change_log')).toBe(logged);
   });
@@ -134,6 +137,7 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
       content_type: 'application/json',
       headers: '{}',
       body: '{}',
+      request_id: 'req_test',
       created_at: createdAt,
     });
     const expired = Array.from({ length: 7 }, (_, n) => row(n, now - 30 * HOUR - n));

@@ -127,6 +127,16 @@ describe.each(ENGINES)('protocol on %s', (engine) => {
     }
   });
 
+  it('a lone UTF-16 surrogate in a body is a 400: no engine stores it as sent', async () => {
+    const res = await t.call(t.keys.test, {
+      method: 'POST',
+      url: '/customers',
+      headers: { 'idempotency-key': 'surrogate-1', 'content-type': 'application/json' },
+      payload: '{"first_name":"\\ud800"}',
+    });
+    problem(res, 400, 'invalid_request');
+  });
+
   it('a forged cursor (valid binding, impossible id or instant) is a 400', async () => {
     for (const pos of [
       { createdAt: 1, id: 'ven_a\u0000b' },

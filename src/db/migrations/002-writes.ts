@@ -17,6 +17,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('content_type', 'text', (c) => c.notNull())
     .addColumn('headers', 'text', (c) => c.notNull())
     .addColumn('body', 'text', (c) => c.notNull())
+    .addColumn('request_id', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('idempotency_keys_pk', ['key_id', 'idempotency_key'])
     .execute();

@@ -24,8 +24,8 @@ const IdempotencyHeader = Type.Object({
 const IfMatchHeader = Type.Object({
   'if-match': Type.Optional(Type.String({ description: 'The ETag you read ("<version>"); 412 when the customer changed since.' })),
 });
-const Membership = (name: 'tagId' | 'listId') =>
-  Type.Object({ id: Type.String({ maxLength: 64 }), [name]: Type.String({ maxLength: 64 }) });
+// No length cap here: a malformed id is a 404 from the service (DECISIONS), not a 400.
+const Membership = (name: 'tagId' | 'listId') => Type.Object({ id: Type.String(), [name]: Type.String() });
 
 const versioned = (r: CustomerResult): Presented => ({ body: r.record, headers: { ETag: `"${r.version}"` } });
 const plain = (body: unknown): Presented => ({ body });
@@ -40,10 +40,10 @@ interface Spec {
   headers?: TSchema;
 }
 
-function options({ permission, summary, status, response, params, body, headers }: Spec, method: string) {
+// The limits plugin tells writes from removals by method (every DELETE is a removal).
+function options({ permission, summary, status, response, params, body, headers }: Spec) {
   return {
-    // SPEC "Limits": every DELETE counts against the removal budget.
-    config: { access: { kind: 'write' as const, permission, removal: method === 'DELETE' } },
+    config: { access: { kind: 'write' as const, permission } },
     schema: {
       tags: ['Customers'],
       summary,
@@ -71,8 +71,7 @@ export async function customerWriteRoutes(app: FastifyInstance, { db, clock }: {
         response: Customer,
         body: CreateCustomerBody,
         headers: IdempotencyHeader,
-      },
-      'POST',
+      }
     ),
     async (request, reply) =>
       sendWrite(request, reply, 201, (hooks) => createCustomer(db, scope(request), request.body as CreateCustomerBody, hooks), versioned),
@@ -89,8 +88,7 @@ export async function customerWriteRoutes(app: FastifyInstance, { db, clock }: {
         params: IdParams,
         body: UpdateCustomerBody,
         headers: IfMatchHeader,
-      },
-      'PATCH',
+      }
     ),
     async (request, reply) => {
       const ifMatch = parseIfMatch(request.headers['if-match']);
@@ -108,8 +106,7 @@ export async function customerWriteRoutes(app: FastifyInstance, { db, clock }: {
         status: 200,
         response: DeletedCustomer,
         params: IdParams,
-      },
-      'DELETE',
+      }
     ),
     async (request, reply) => sendWrite(request, reply, 200, () => deleteCustomer(db, scope(request), param(request, 'id')), plain),
   );
@@ -125,8 +122,7 @@ export async function customerWriteRoutes(app: FastifyInstance, { db, clock }: {
         params: IdParams,
         body: TagBody,
         headers: IdempotencyHeader,
-      },
-      'POST',
+      }
     ),
     async (request, reply) =>
       sendWrite(request, reply, 200, (hooks) => addTag(db, scope(request), param(request, 'id'), field(request, 'tag'), hooks), versioned),
@@ -141,8 +137,7 @@ export async function customerWriteRoutes(app: FastifyInstance, { db, clock }: {
         status: 200,
         response: Customer,
         params: Membership('tagId'),
-      },
-      'DELETE',
+      }
     ),
     async (request, reply) =>
       sendWrite(request, reply, 200, () => removeTag(db, scope(request), param(request, 'id'), param(request, 'tagId')), versioned),
@@ -159,8 +154,7 @@ export async function customerWriteRoutes(app: FastifyInstance, { db, clock }: {
         params: IdParams,
         body: ListBody,
         headers: IdempotencyHeader,
-      },
-      'POST',
+      }
     ),
     async (request, reply) =>
       sendWrite(request, reply, 200, (hooks) => addToList(db, scope(request), param(request, 'id'), field(request, 'list'), hooks), versioned),
@@ -175,8 +169,7 @@ export async function customerWriteRoutes(app: FastifyInstance, { db, clock }: {
         status: 200,
         response: Customer,
         params: Membership('listId'),
-      },
-      'DELETE',
+      }
     ),
     async (request, reply) =>
       sendWrite(request, reply, 200, () => removeFromList(db, scope(request), param(request, 'id'), param(request, 'listId')), versioned),
@@ -190,8 +183,7 @@ export async function customerWriteRoutes(app: FastifyInstance, { db, clock }: {
         summary: 'Remove what test keys made',
         status: 200,
         response: TestDataRemoval,
-      },
-      'DELETE',
+      }
     ),
     async (request, reply) => sendWrite(request, reply, 200, () => removeTestData(db, scope(request)), plain),
   );

@@ -48,6 +48,12 @@ function checkRestriction(input: CreateKeyInput): { canRead: Collection[]; canWr
       throw invalid(`a ${input.mode} ${input.access} key cannot be given "${w}"`);
     }
   }
+  // Every customer write answers the whole customer: a key that may not read customers
+  // must not be able to read them through a write (DECISIONS "Keys": a read outside can_read is 403).
+  const answersCustomer = canWrite.filter((w) => w.startsWith('customers.'));
+  if (answersCustomer.length > 0 && !canRead.includes('customers')) {
+    throw invalid(`${answersCustomer.join(', ')} answer the customer, so they need "customers" in can_read`);
+  }
   return { canRead: canRead as Collection[], canWrite: canWrite as WritePermission[] };
 }
 
