@@ -11,11 +11,21 @@ import { seedWorkspace } from './seed/seed.service.ts';
  * data, an owner who can sign in and a test key, so a newcomer can call the API at once.
  * What was made is recorded in `meta`; later starts only point back at it, because a
  * key's secret is shown once and never again (SPEC "Authentication" 4).
+ *
+ * The record is written first, as `pending`, in the transaction that makes the workspace,
+ * and marked `complete` once the seed, the owner and the key exist. A start that finds it
+ * pending (and holds the job lock, so nobody is making it now) knows an earlier start died
+ * half way: it redoes the demo in the same workspace, first removing whatever that start
+ * left. Redoing rather than finishing, because the seed runs in several transactions and
+ * cannot resume where it stopped, and the key's secret was never shown, so nobody can be
+ * using anything it made.
  */
 export const DEMO_META = 'demo';
 export const DEMO_CUSTOMERS = 300;
 
 export interface DemoRecord {
+  /** Absent in records written before demos were made in two steps: those are complete. */
+  status?: 'complete';
   workspace_id: string;
   workspace_name: string;
   owner_email: string;
@@ -23,24 +33,73 @@ export interface DemoRecord {
   created_at: string;
 }
 
+export interface PendingDemo {
+  status: 'pending';
+  workspace_id: string;
+  workspace_name: string;
+  created_at: string;
+}
+
 export type DemoOutcome =
   | { kind: 'created'; demo: DemoRecord; password: string; secret: string }
   | { kind: 'existing'; demo: DemoRecord }
+  /** Another process is making it right now; it prints the sign-in and the key. */
+  | { kind: 'pending'; demo: PendingDemo }
   | { kind: 'none' };
 
-async function readDemo(storage: Storage): Promise<DemoRecord | null> {
-  const row = await storage.db.selectFrom('meta').select('value').where('name', '=', DEMO_META).executeTakeFirst();
-  return row ? (JSON.parse(row.value) as DemoRecord) : null;
+export interface DemoDeps {
+  /** The seeder (tests put one in that fails half way, as a crash would). */
+  seed?: typeof seedWorkspace;
 }
 
-async function createDemo(storage: Storage, clock: Clock): Promise<DemoOutcome> {
+/** Every table a demo's making writes a row of the workspace into, children first. */
+const DEMO_TABLES = [
+  'customer_tags',
+  'customer_lists',
+  'tickets',
+  'gift_cards',
+  'orders',
+  'bookings',
+  'customers',
+  'tags',
+  'lists',
+  'events',
+  'packages',
+  'activities',
+  'venues',
+  'api_keys',
+  'staff',
+] as const;
+
+async function readDemo(storage: Storage): Promise<DemoRecord | PendingDemo | null> {
+  const row = await storage.db.selectFrom('meta').select('value').where('name', '=', DEMO_META).executeTakeFirst();
+  return row ? (JSON.parse(row.value) as DemoRecord | PendingDemo) : null;
+}
+
+async function startDemo(storage: Storage, clock: Clock): Promise<PendingDemo> {
+  return storage.db.transaction().execute(async (tx) => {
+    const ws = await createWorkspace(tx, clock, { name: 'Demo Venues' });
+    const pending: PendingDemo = { status: 'pending', workspace_id: ws.id, workspace_name: ws.name, created_at: ws.created_at };
+    await tx.insertInto('meta').values({ name: DEMO_META, value: JSON.stringify(pending) }).execute();
+    return pending;
+  });
+}
+
+/** What an interrupted start left of the demo workspace, removed in one transaction. */
+async function clearDemo(storage: Storage, workspaceId: string): Promise<void> {
+  await storage.db.transaction().execute(async (tx) => {
+    for (const table of DEMO_TABLES) await tx.deleteFrom(table).where('workspace_id', '=', workspaceId).execute();
+  });
+}
+
+async function finishDemo(storage: Storage, clock: Clock, pending: PendingDemo, deps: DemoDeps): Promise<DemoOutcome> {
   const { db } = storage;
-  const ws = await createWorkspace(db, clock, { name: 'Demo Venues' });
-  await seedWorkspace(storage, { workspaceId: ws.id, customers: DEMO_CUSTOMERS, now: clock() });
+  const ws = pending.workspace_id;
+  await (deps.seed ?? seedWorkspace)(storage, { workspaceId: ws, customers: DEMO_CUSTOMERS, now: clock() });
   const password = randomBase62(16);
-  const owner = await addStaff(db, clock, { workspaceId: ws.id, email: 'owner@example.com', name: 'Demo Owner', role: 'owner', password });
+  const owner = await addStaff(db, clock, { workspaceId: ws, email: 'owner@example.com', name: 'Demo Owner', role: 'owner', password });
   const { key, secret } = await createKey(db, clock, {
-    workspaceId: ws.id,
+    workspaceId: ws,
     name: 'Demo test key',
     mode: 'test',
     access: 'read_write',
@@ -48,41 +107,58 @@ async function createDemo(storage: Storage, clock: Clock): Promise<DemoOutcome> 
     agreedBy: owner.email,
   });
   const demo: DemoRecord = {
-    workspace_id: ws.id,
-    workspace_name: ws.name,
+    status: 'complete',
+    workspace_id: ws,
+    workspace_name: pending.workspace_name,
     owner_email: owner.email,
     key_id: key.id,
-    created_at: new Date(clock()).toISOString(),
+    created_at: pending.created_at,
   };
-  await db.insertInto('meta').values({ name: DEMO_META, value: JSON.stringify(demo) }).execute();
+  await db.updateTable('meta').set({ value: JSON.stringify(demo) }).where('name', '=', DEMO_META).execute();
   return { kind: 'created', demo, password, secret };
 }
 
 /**
- * Makes the demo when the database has no workspace at all; otherwise reports the demo
- * made earlier, if any. Under the job lock, so two processes starting together on one
- * PostgreSQL make one demo between them.
+ * Makes the demo when the database has no workspace at all, or redoes one an earlier start
+ * left pending; otherwise reports the demo made earlier, if any. Under the job lock, so
+ * two processes starting together on one PostgreSQL make one demo between them.
  */
-export async function prepareDemo(storage: Storage, clock: Clock): Promise<DemoOutcome> {
+export async function prepareDemo(storage: Storage, clock: Clock, deps: DemoDeps = {}): Promise<DemoOutcome> {
   const done = await storage.engine.withJobLock(storage.db, 'first-start-demo', async (): Promise<DemoOutcome> => {
     const existing = await readDemo(storage);
+    if (existing?.status === 'pending') {
+      await clearDemo(storage, existing.workspace_id);
+      return finishDemo(storage, clock, existing, deps);
+    }
     if (existing) return { kind: 'existing', demo: existing };
     const any = await storage.db.selectFrom('workspaces').select('id').limit(1).executeTakeFirst();
     if (any) return { kind: 'none' };
-    return createDemo(storage, clock);
+    return finishDemo(storage, clock, await startDemo(storage, clock), deps);
   });
   if (done.ran) return done.value!;
-  // Another process is making it right now; by our next start it will be recorded.
+  // Another process holds the lock: it is making the demo (or finishing one) right now.
   const existing = await readDemo(storage);
-  return existing ? { kind: 'existing', demo: existing } : { kind: 'none' };
+  if (!existing) return { kind: 'none' };
+  return existing.status === 'pending' ? { kind: 'pending', demo: existing } : { kind: 'existing', demo: existing };
 }
 
 /** What the first start prints: where the API is, how to sign in, and a call that works. */
 export function demoBanner(outcome: DemoOutcome, url: string): string {
   const line = '-'.repeat(72);
   if (outcome.kind === 'none') return `Venue API listening at ${url}`;
+  const newKey = `npx venue-api keys create --workspace ${outcome.demo.workspace_id} --name "My key" --mode test --access read_write`;
+  if (outcome.kind === 'pending') {
+    const { demo } = outcome;
+    return [
+      line,
+      `Venue API listening at ${url}`,
+      `Demo workspace "${demo.workspace_name}" (${demo.workspace_id}) is being made by another process, which prints its sign-in and test key.`,
+      `Or make a key yourself once it is done:`,
+      `  ${newKey}`,
+      line,
+    ].join('\n');
+  }
   const { demo } = outcome;
-  const newKey = `npx venue-api keys create --workspace ${demo.workspace_id} --name "My key" --mode test --access read_write`;
   if (outcome.kind === 'existing') {
     return [
       line,

@@ -27,8 +27,8 @@ export function importCommand(): Command {
       // Loaded on use: the record schemas and their validators are only needed here.
       const { importRecords } = await import('../import/import.service.ts');
       const { fileSource } = await import('../import/reader.ts');
-      const report = await withStorage(async ({ storage }) =>
-        importRecords(storage, { workspaceId: opts.workspace, source: await fileSource(file) }),
+      const report = await withStorage(async ({ storage, clock }) =>
+        importRecords(storage, { workspaceId: opts.workspace, source: await fileSource(file), clock }),
       );
       printResult(opts.json, report, () => human(file, report));
       if (report.bad_lines.length > 0) process.exitCode = 1;

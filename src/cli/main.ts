@@ -4,6 +4,7 @@ import { ApiError } from '../errors.ts';
 import { activityCheckCommand } from './activity-check.ts';
 import { importCommand } from './import.ts';
 import { keysCommand } from './keys.ts';
+import { failureDocument, printResult, wantsJson } from './run.ts';
 import { seedCommand } from './seed.ts';
 import { serveCommand } from './serve.ts';
 import { staffCommand } from './staff.ts';
@@ -39,9 +40,10 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** A failure as one line for stderr: the detail of a domain error, never a stack trace. */
+/** A failure as one line: the detail of a domain error, never a stack trace. */
 function describeFailure(err: unknown): string {
   if (err instanceof ApiError) return err.detail;
+  if (err instanceof CommanderError) return err.message.replace(/^error: /, '');
   if (err instanceof ConfigError) return err.message;
   if (err instanceof Error) return err.message;
   return String(err);
@@ -52,12 +54,15 @@ export async function runCli(argv: string[]): Promise<void> {
   try {
     await program.parseAsync(argv);
   } catch (err) {
-    if (err instanceof CommanderError) {
-      // Help and --version exit 0; usage errors were already printed by commander.
-      process.exitCode = err.exitCode === 0 ? 0 : 1;
+    // Help and --version exit 0; usage errors were already printed on stderr by commander.
+    if (err instanceof CommanderError && err.exitCode === 0) {
+      process.exitCode = 0;
       return;
     }
-    process.stderr.write(`venue-api: ${describeFailure(err).replace(/\s*\n\s*/g, ' ')}\n`);
+    const message = describeFailure(err).replace(/\s*\n\s*/g, ' ').trim();
+    if (!(err instanceof CommanderError)) process.stderr.write(`venue-api: ${message}\n`);
+    // `--json` prints one JSON document, a failure included (DECISIONS "Operator CLI").
+    if (wantsJson(argv)) printResult(true, failureDocument(err, message), () => message);
     process.exitCode = 1;
   }
 }

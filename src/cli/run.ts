@@ -1,6 +1,7 @@
-import { InvalidArgumentError } from 'commander';
-import { loadConfig, type Config } from '../config.ts';
+import { CommanderError, InvalidArgumentError } from 'commander';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { migrate, openStorage, type Storage } from '../db/index.ts';
+import { ApiError, type ErrorCode } from '../errors.ts';
 import { systemClock, type Clock } from '../lib/time.ts';
 
 /**
@@ -27,6 +28,23 @@ export async function withStorage<T>(fn: (ctx: CliContext) => Promise<T>): Promi
 /** `--json` prints exactly one JSON document on stdout; otherwise readable text. */
 export function printResult(json: boolean | undefined, value: unknown, human: () => string): void {
   process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+}
+
+/** Whether the command line asks for `--json` (options end at `--`). */
+export function wantsJson(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/**
+ * A failure as the one JSON document `--json` promises (DECISIONS "Operator CLI"): the
+ * API's error code where the failure is one of its errors, `invalid_request` for a usage
+ * or configuration mistake, `internal_error` for anything else.
+ */
+export function failureDocument(err: unknown, message: string): { error: { code: ErrorCode; message: string } } {
+  const code: ErrorCode =
+    err instanceof ApiError ? err.code : err instanceof CommanderError || err instanceof ConfigError ? 'invalid_request' : 'internal_error';
+  return { error: { code, message } };
 }
 
 /** Commander argument parsers: a bad value is a usage error (exit 1, one line on stderr). */

@@ -3,9 +3,11 @@ import { invalid } from '../errors.ts';
 /**
  * `If-Match` (SPEC "Rules common to all endpoints" 5): the ETag, or the version in double
  * quotes; a list of them, or `*`. Answers the versions listed, "*" or null when absent.
+ * If-Match compares strongly (RFC 9110 section 13.1.1): a weak tag `W/"N"` is well formed
+ * but never matches, so it is left out of the list (all weak: an empty list, so 412).
  * Anything else is a 400 (DECISIONS "HTTP and errors": bad If-Match).
  */
-const TAG = /^(?:W\/)?"(\d{1,15})"$/;
+const TAG = /^(W\/)?"(\d{1,15})"$/;
 
 export function parseIfMatch(header: string | string[] | undefined): string[] | '*' | null {
   if (header === undefined) return null;
@@ -19,7 +21,7 @@ export function parseIfMatch(header: string | string[] | undefined): string[] | 
         { field: 'If-Match', message: 'is not an entity tag' },
       ]);
     }
-    versions.push(String(Number(m[1])));
+    if (m[1] === undefined) versions.push(String(Number(m[2])));
   }
   return versions;
 }

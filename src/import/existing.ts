@@ -4,14 +4,13 @@ import type { TableName } from './record-kinds.ts';
 
 /**
  * What storage already holds for the ids a file names: whose workspace each belongs to,
- * its mode, when it last changed (so an update moves updated_at forward) and, for
- * events, their date ids (a ticket's date must be one of its event's).
+ * its mode and, for events, their date ids (a ticket's date must be one of its event's).
+ * Only for judging lines: what a write derives from the stored row (updated_at, version)
+ * is read by the write itself, as this may be stale by then (write.ts).
  */
 export interface ExistingRow {
   workspaceId: string;
   livemode: boolean | null;
-  updatedAt: number;
-  version: number;
   deleted: boolean;
   dates: Set<string> | null;
 }
@@ -26,9 +25,7 @@ export async function loadExisting(db: Queryable, table: TableName, ids: Iterabl
     const columns = [
       'id',
       'workspace_id',
-      'updated_at',
       MODE_TABLES.has(table) ? 'livemode' : sql<null>`null`.as('livemode'),
-      table === 'customers' ? 'version' : sql<number>`0`.as('version'),
       table === 'customers' ? 'deleted_at' : sql<null>`null`.as('deleted_at'),
       table === 'events' ? 'data' : sql<null>`null`.as('data'),
     ];
@@ -39,9 +36,7 @@ export async function loadExisting(db: Queryable, table: TableName, ids: Iterabl
       .execute()) as unknown as Array<{
       id: string;
       workspace_id: string;
-      updated_at: number;
       livemode: number | null;
-      version: number;
       deleted_at: number | null;
       data: string | null;
     }>;
@@ -49,8 +44,6 @@ export async function loadExisting(db: Queryable, table: TableName, ids: Iterabl
       found.set(r.id, {
         workspaceId: r.workspace_id,
         livemode: r.livemode === null ? null : r.livemode === 1,
-        updatedAt: Number(r.updated_at),
-        version: Number(r.version),
         deleted: r.deleted_at !== null,
         dates: r.data === null ? null : new Set((JSON.parse(r.data) as { dates: Array<{ id: string }> }).dates.map((d) => d.id)),
       });

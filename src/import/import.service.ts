@@ -1,5 +1,6 @@
 import type { DocTable } from '../db/doc-rows.ts';
 import type { Storage } from '../db/index.ts';
+import { systemClock, type Clock } from '../lib/time.ts';
 import type { Customer } from '../resources/customers/customer.schema.ts';
 import { getWorkspace } from '../resources/workspaces/workspace.service.ts';
 import { loadEmails, loadExisting, type ExistingRow } from './existing.ts';
@@ -112,19 +113,23 @@ async function existingFor(storage: Storage, candidates: LineInfo[]) {
   return existing;
 }
 
-async function writeBatch(storage: Storage, workspaceId: string, batch: Map<TableName, Rec[]>, existing: Record<TableName, Map<string, ExistingRow>>) {
+async function writeBatch(storage: Storage, workspaceId: string, batch: Map<TableName, Rec[]>, clock: Clock) {
   const { db, engine } = storage;
   await db.transaction().execute(async (tx) => {
     for (const [table, records] of batch) {
       if (records.length === 0) continue;
-      if (table === 'customers') await writeCustomers(tx, engine, workspaceId, records as Customer[], existing.customers);
-      else if (table === 'tags' || table === 'lists') await writeVocabulary(tx, engine, table, workspaceId, records, existing[table]);
-      else await writeDocs(tx, engine, table as DocTable, workspaceId, records, existing[table]);
+      if (table === 'customers') await writeCustomers(tx, engine, workspaceId, records as Customer[], clock());
+      else if (table === 'tags' || table === 'lists') await writeVocabulary(tx, engine, table, workspaceId, records);
+      else await writeDocs(tx, engine, table as DocTable, workspaceId, records);
     }
   });
 }
 
-export async function importRecords(storage: Storage, input: { workspaceId: string; source: LineSource }): Promise<ImportReport> {
+export async function importRecords(
+  storage: Storage,
+  input: { workspaceId: string; source: LineSource; clock?: Clock },
+): Promise<ImportReport> {
+  const clock = input.clock ?? systemClock;
   const { id: workspaceId } = await getWorkspace(storage.db, input.workspaceId);
   const checked = await checkLines(input.source);
   const existing = await existingFor(storage, checked.candidates);
@@ -147,12 +152,12 @@ export async function importRecords(storage: Storage, input: { workspaceId: stri
     batch.set(table, records);
     imported[parsed.object] = (imported[parsed.object] ?? 0) + 1;
     if (++pending >= BATCH) {
-      await writeBatch(storage, workspaceId, batch, existing);
+      await writeBatch(storage, workspaceId, batch, clock);
       batch = new Map();
       pending = 0;
     }
   }
-  if (pending > 0) await writeBatch(storage, workspaceId, batch, existing);
+  if (pending > 0) await writeBatch(storage, workspaceId, batch, clock);
   // A bulk load changes the tables' shape: give the planner fresh statistics now.
   if (good.length > 0) await storage.engine.refreshStatistics(storage.db);
   return {

@@ -1,4 +1,5 @@
 import { isCalendarDate } from '../lib/time.ts';
+import { EMAIL_ADDRESS } from '../resources/customers/customer.input.ts';
 import { toE164 } from '../resources/customers/phone.ts';
 import type { ObjectName } from './record-kinds.ts';
 
@@ -82,8 +83,6 @@ function isTimeZone(tz: unknown): boolean {
   }
 }
 
-const EMAIL = /^[^\s@]{1,64}@[^\s@.]+(\.[^\s@.]+)+$/;
-
 /** Rules beyond the schema, as readable reasons. Customers' email is lowercased here, as stored. */
 export function recordProblems(object: ObjectName, r: Rec): string[] {
   const problems: string[] = [];
@@ -108,7 +107,7 @@ export function recordProblems(object: ObjectName, r: Rec): string[] {
     if (!r.first_name.trim()) problems.push('first_name cannot be empty');
     if (r.email !== null) {
       r.email = r.email.trim().toLowerCase();
-      if (!EMAIL.test(r.email)) problems.push('email is not an email address');
+      if (!EMAIL_ADDRESS.test(r.email)) problems.push('email is not an email address');
     }
     if (r.phone !== null && toE164(r.phone, null) !== r.phone) problems.push('phone must be in E.164, like +61412345678');
     if (r.date_of_birth !== null && !isCalendarDate(r.date_of_birth)) problems.push('date_of_birth is not a calendar date');

@@ -1,65 +1,88 @@
-import { sql } from 'kysely';
+import { sql, type Expression } from 'kysely';
 import type { Engine } from '../db/dialects/types.ts';
 import { filterColumnNames, fromApiRecord, toDocRow, type DocTable } from '../db/doc-rows.ts';
 import type { CustomerListTable, CustomerTable, CustomerTagTable, Queryable } from '../db/schema.ts';
 import type { Customer } from '../resources/customers/customer.schema.ts';
-import type { ExistingRow } from './existing.ts';
+import { holdCustomers, linksOf, logImportedCustomers, type ImportedCustomer } from './customer-log.ts';
 import type { TableName } from './record-kinds.ts';
 
 /**
  * Upserts by id within the workspace (the conflict update is guarded by workspace_id,
  * so a row of another workspace is never touched even if one appeared since the check).
- * An update moves updated_at past the stored one, so `updated_since` syncs see it.
+ * What an update derives from the stored row (updated_at, a customer's version) is
+ * computed by the upsert itself, from the row as it is when written: a value read before
+ * the transaction could be stale by then (two states under one ETag, updated_at going back).
  */
 type Rec = Record<string, any>;
+type SetList = Record<string, Expression<unknown>>;
 
 const ms = (iso: string | null): number | null => (iso === null ? null : Date.parse(iso));
 
-function nextUpdatedAt(rec: Rec, existing: ExistingRow | undefined): number {
-  const given = Date.parse(rec.updated_at);
-  return existing ? Math.max(given, existing.updatedAt + 1) : given;
+function fromExcluded(columns: string[]): SetList {
+  return Object.fromEntries(columns.map((c) => [c, sql.ref(`excluded.${c}`)]));
 }
 
-async function upsert(db: Queryable, engine: Engine, table: TableName, workspaceId: string, rows: Rec[], update: string[]): Promise<void> {
-  if (rows.length === 0) return;
+/** The record's updated_at, yet always past the stored one, so `updated_since` syncs see the change. */
+function laterUpdatedAt(engine: Engine, table: TableName): Expression<number> {
+  return engine.greatest(sql.ref<number>('excluded.updated_at'), sql<number>`${sql.ref(`${table}.updated_at`)} + 1`);
+}
+
+async function upsert(
+  db: Queryable,
+  engine: Engine,
+  table: TableName,
+  workspaceId: string,
+  rows: Rec[],
+  set: SetList,
+  returning: string[] = [],
+): Promise<Rec[]> {
+  const written: Rec[] = [];
+  if (rows.length === 0) return written;
   const per = engine.maxInsertRows(Object.keys(rows[0]!).length);
   for (let i = 0; i < rows.length; i += per) {
-    await db
+    const query = db
       .insertInto(table as 'venues')
       .values(rows.slice(i, i + per) as never)
       .onConflict((oc) =>
         oc
           .column('id')
-          .doUpdateSet(Object.fromEntries(update.map((c) => [c, sql.ref(`excluded.${c}`)])) as never)
+          .doUpdateSet(set as never)
           .where(sql.ref(`${table}.workspace_id`), '=', workspaceId),
-      )
-      .execute();
+      );
+    if (returning.length === 0) await query.execute();
+    else written.push(...((await query.returning(returning as never).execute()) as Rec[]));
   }
+  return written;
 }
 
-export async function writeDocs(db: Queryable, engine: Engine, table: DocTable, workspaceId: string, records: Rec[], existing: Map<string, ExistingRow>) {
-  const rows = records.map((r) => {
-    const doc = fromApiRecord(r);
-    doc.updated_at = nextUpdatedAt(r, existing.get(doc.id));
-    return toDocRow(table, workspaceId, doc);
-  });
-  await upsert(db, engine, table, workspaceId, rows, ['created_at', 'updated_at', 'data', ...filterColumnNames(table)]);
+/** Every column of the row but the key, its workspace and the ones the upsert computes. */
+function copied(row: Rec, keep: string[] = []): string[] {
+  return Object.keys(row).filter((c) => !['id', 'workspace_id', 'updated_at', ...keep].includes(c));
 }
 
-export async function writeVocabulary(db: Queryable, engine: Engine, table: 'tags' | 'lists', workspaceId: string, records: Rec[], existing: Map<string, ExistingRow>) {
+export async function writeDocs(db: Queryable, engine: Engine, table: DocTable, workspaceId: string, records: Rec[]) {
+  const rows = records.map((r) => toDocRow(table, workspaceId, fromApiRecord(r)));
+  const columns = ['created_at', 'data', ...filterColumnNames(table)];
+  await upsert(db, engine, table, workspaceId, rows, { ...fromExcluded(columns), updated_at: laterUpdatedAt(engine, table) });
+}
+
+export async function writeVocabulary(db: Queryable, engine: Engine, table: 'tags' | 'lists', workspaceId: string, records: Rec[]) {
   const rows = records.map((r) => ({
     id: r.id,
     workspace_id: workspaceId,
     name: r.name,
     ...(table === 'lists' ? { slug: r.slug, description: r.description, kind: r.kind } : {}),
     created_at: Date.parse(r.created_at),
-    updated_at: nextUpdatedAt(r, existing.get(r.id)),
+    updated_at: Date.parse(r.updated_at),
   }));
-  await upsert(db, engine, table, workspaceId, rows, Object.keys(rows[0] ?? {}).filter((c) => c !== 'id' && c !== 'workspace_id'));
+  if (rows.length === 0) return;
+  await upsert(db, engine, table, workspaceId, rows, { ...fromExcluded(copied(rows[0]!)), updated_at: laterUpdatedAt(engine, table) });
 }
 
-function customerRow(c: Customer, workspaceId: string, existing: ExistingRow | undefined) {
-  const row: Omit<CustomerTable, 'gender' | 'how_heard_about_us' | 'created_by_key_id'> = {
+type ImportedRow = Omit<CustomerTable, 'gender' | 'how_heard_about_us' | 'created_by_key_id'>;
+
+function customerRow(c: Customer, workspaceId: string): ImportedRow {
+  return {
     id: c.id,
     workspace_id: workspaceId,
     livemode: c.livemode ? 1 : 0,
@@ -80,42 +103,52 @@ function customerRow(c: Customer, workspaceId: string, existing: ExistingRow | u
     marketing_consent: c.marketing_consent ? 1 : 0,
     member: c.membership.member ? 1 : 0,
     member_tier: c.membership.tier,
-    // DECISIONS "Customers": version changes on every change; an import is one.
-    version: existing ? existing.version + 1 : 1,
+    // A new customer starts at 1; an update's version is the stored one plus one (below).
+    version: 1,
     created_at: Date.parse(c.created_at),
-    updated_at: nextUpdatedAt(c, existing),
+    updated_at: Date.parse(c.updated_at),
     deleted_at: null,
   };
-  return row;
+}
+
+async function insertAll(db: Queryable, engine: Engine, table: 'customer_tags' | 'customer_lists', rows: Rec[]) {
+  if (rows.length === 0) return;
+  const per = engine.maxInsertRows(Object.keys(rows[0]!).length);
+  for (let i = 0; i < rows.length; i += per) await db.insertInto(table).values(rows.slice(i, i + per) as never).execute();
 }
 
 /**
  * Customers and their memberships: the record's tags and lists become exactly the
  * customer's. A membership that was already there keeps the key that added it, so
- * DELETE /test-data still knows what a test key did (DECISIONS "Customers").
+ * DELETE /test-data still knows what a test key did (DECISIONS "Customers"). Each customer
+ * written gets its change-log row in this same transaction (DECISIONS "Change log and
+ * undo"): an undo then sees the import as a later change by someone else.
  */
-export async function writeCustomers(db: Queryable, engine: Engine, workspaceId: string, records: Customer[], existing: Map<string, ExistingRow>) {
-  const rows = records.map((c) => customerRow(c, workspaceId, existing.get(c.id)));
-  const update = Object.keys(rows[0] ?? {}).filter((c) => !['id', 'workspace_id', 'livemode'].includes(c));
-  await upsert(db, engine, 'customers', workspaceId, rows, update);
+export async function writeCustomers(db: Queryable, engine: Engine, workspaceId: string, records: Customer[], at: number) {
+  if (records.length === 0) return;
   const ids = records.map((c) => c.id);
-  const keyOf = async (table: 'customer_tags' | 'customer_lists', column: 'tag_id' | 'list_id') => {
-    const rows = await db
-      .selectFrom(table as 'customer_tags')
-      .select(['customer_id', `${column} as target` as 'tag_id', 'added_by_key_id'])
-      .where('workspace_id', '=', workspaceId)
-      .where('customer_id', 'in', ids)
-      .where('added_by_key_id', 'is not', null)
-      .execute();
-    await db.deleteFrom(table).where('workspace_id', '=', workspaceId).where('customer_id', 'in', ids).execute();
-    return new Map(rows.map((r) => [`${r.customer_id}:${r.tag_id}`, r.added_by_key_id]));
+  // Held until commit: nobody changes them between this read and the write below.
+  const stored = await holdCustomers(db, workspaceId, ids);
+  const linksBefore = await linksOf(db, workspaceId, ids);
+  const rows = records.map((c) => customerRow(c, workspaceId));
+  // DECISIONS "Customers": version changes on every change; an import is one.
+  const set = {
+    ...fromExcluded(copied(rows[0]!, ['livemode', 'version'])),
+    version: sql<number>`${sql.ref('customers.version')} + 1`,
+    updated_at: laterUpdatedAt(engine, 'customers'),
   };
-  const tagKeys = await keyOf('customer_tags', 'tag_id');
-  const listKeys = await keyOf('customer_lists', 'list_id');
-  const tags: CustomerTagTable[] = records.flatMap((c) =>
-    c.tags.map((t) => ({ workspace_id: workspaceId, customer_id: c.id, tag_id: t.id, added_at: ms(t.added_at), added_by_key_id: tagKeys.get(`${c.id}:${t.id}`) ?? null })),
+  const written = await upsert(db, engine, 'customers', workspaceId, rows, set, ['id', 'version']);
+  const versions = new Map(written.map((r) => [r.id as string, Number(r.version)]));
+  const mine = records.filter((c) => versions.has(c.id));
+  if (mine.length === 0) return;
+  const mineIds = mine.map((c) => c.id);
+  await db.deleteFrom('customer_tags').where('workspace_id', '=', workspaceId).where('customer_id', 'in', mineIds).execute();
+  await db.deleteFrom('customer_lists').where('workspace_id', '=', workspaceId).where('customer_id', 'in', mineIds).execute();
+  const keptKey = (kind: 'tags' | 'lists', customerId: string, id: string) => linksBefore.get(customerId)?.[kind].get(id)?.added_by_key_id ?? null;
+  const tags: CustomerTagTable[] = mine.flatMap((c) =>
+    c.tags.map((t) => ({ workspace_id: workspaceId, customer_id: c.id, tag_id: t.id, added_at: ms(t.added_at), added_by_key_id: keptKey('tags', c.id, t.id) })),
   );
-  const lists: CustomerListTable[] = records.flatMap((c) =>
+  const lists: CustomerListTable[] = mine.flatMap((c) =>
     c.lists.map((l) => ({
       workspace_id: workspaceId,
       customer_id: c.id,
@@ -123,12 +156,12 @@ export async function writeCustomers(db: Queryable, engine: Engine, workspaceId:
       status: l.status ?? 'active',
       added_at: ms(l.added_at),
       unsubscribed_at: ms(l.unsubscribed_at),
-      added_by_key_id: listKeys.get(`${c.id}:${l.id}`) ?? null,
+      added_by_key_id: keptKey('lists', c.id, l.id),
     })),
   );
-  for (const [table, batch] of [['customer_tags', tags], ['customer_lists', lists]] as const) {
-    if (batch.length === 0) continue;
-    const per = engine.maxInsertRows(Object.keys(batch[0]!).length);
-    for (let i = 0; i < batch.length; i += per) await db.insertInto(table).values(batch.slice(i, i + per) as never).execute();
-  }
+  await insertAll(db, engine, 'customer_tags', tags);
+  await insertAll(db, engine, 'customer_lists', lists);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const imported: ImportedCustomer[] = mineIds.map((id) => ({ row: byId.get(id)!, version: versions.get(id)! }));
+  await logImportedCustomers(db, engine, { workspaceId, at }, imported, stored, linksBefore, { tags, lists });
 }

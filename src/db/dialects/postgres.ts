@@ -41,5 +41,6 @@ export function createPostgresEngine(url: string, poolSize = 10): Engine {
     refreshStatistics: async (db) => {
       await sql`analyze`.execute(db);
     },
+    greatest: (a, b) => sql`greatest(${a}, ${b})`,
   };
 }

@@ -1,4 +1,4 @@
-import type { Dialect, Kysely } from 'kysely';
+import type { Dialect, Expression, Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../schema.ts';
 
 /** What differs between the engines lives behind this interface, one file per engine. */
@@ -24,4 +24,9 @@ export interface Engine {
    * of a filter index); PostgreSQL's autovacuum keeps its own, so there it does nothing.
    */
   refreshStatistics(db: Kysely<Database>): Promise<void>;
+  /**
+   * The larger of two numbers, as SQL: SQLite spells it `max(a, b)` (two arguments make it a
+   * scalar function), PostgreSQL `greatest(a, b)`.
+   */
+  greatest<T extends number>(a: Expression<T>, b: Expression<T>): RawBuilder<T>;
 }

@@ -36,31 +36,33 @@ export interface Change extends Omit<ChangeLogTable, 'before' | 'after' | 'actio
   after: FieldMap | null;
 }
 
+/** The row a change is stored as; `recordChange` writes one, a bulk writer (the import) many. */
+export function changeRow(scope: Omit<WriteScope, 'clock'>, at: number, change: ChangeInput): ChangeLogTable {
+  return {
+    id: newId('change'),
+    workspace_id: scope.workspaceId,
+    livemode: scope.livemode ? 1 : 0,
+    at,
+    actor_kind: scope.actor.kind,
+    actor_id: scope.actor.id,
+    key_id: scope.actor.kind === 'key' ? scope.actor.id : null,
+    request_id: scope.requestId,
+    action: change.action,
+    object: 'customer',
+    object_id: change.customerId,
+    customer_version: change.version,
+    before: change.before === null ? null : JSON.stringify(change.before),
+    after: change.after === null ? null : JSON.stringify(change.after),
+    reverts: change.reverts ?? null,
+    undone_at: null,
+    undo_outcome: null,
+  };
+}
+
 export async function recordChange(tx: Queryable, scope: WriteScope, at: number, change: ChangeInput): Promise<string> {
-  const id = newId('change');
-  await tx
-    .insertInto('change_log')
-    .values({
-      id,
-      workspace_id: scope.workspaceId,
-      livemode: scope.livemode ? 1 : 0,
-      at,
-      actor_kind: scope.actor.kind,
-      actor_id: scope.actor.id,
-      key_id: scope.actor.kind === 'key' ? scope.actor.id : null,
-      request_id: scope.requestId,
-      action: change.action,
-      object: 'customer',
-      object_id: change.customerId,
-      customer_version: change.version,
-      before: change.before === null ? null : JSON.stringify(change.before),
-      after: change.after === null ? null : JSON.stringify(change.after),
-      reverts: change.reverts ?? null,
-      undone_at: null,
-      undo_outcome: null,
-    })
-    .execute();
-  return id;
+  const row = changeRow(scope, at, change);
+  await tx.insertInto('change_log').values(row).execute();
+  return row.id;
 }
 
 export function toChange(row: ChangeLogTable): Change {

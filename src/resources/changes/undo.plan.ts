@@ -17,7 +17,12 @@ export interface CustomerState {
   lists: Map<string, ListLinkState>;
 }
 
-export type SkipReason = 'changed_since' | 'value_differs' | 'customer_deleted' | 'not_deleted' | 'email_taken';
+/**
+ * `changed_since`: a later change by someone else (or, `by: "unlogged"`, a write the log
+ * does not hold) touched it; `later_change_kept`: a later change by the same key, itself
+ * not undone (it was skipped), touched it.
+ */
+export type SkipReason = 'changed_since' | 'later_change_kept' | 'value_differs' | 'customer_deleted' | 'not_deleted' | 'email_taken';
 
 export interface Skip {
   change: string;
@@ -25,7 +30,7 @@ export interface Skip {
   customer: string;
   field?: string;
   reason: SkipReason;
-  /** Who made the later change, for `changed_since`. */
+  /** Who made the later change, for `changed_since`; "unlogged" when the log has none. */
   by?: string;
 }
 
@@ -93,6 +98,19 @@ export function writeField(state: CustomerState, field: string, value: unknown):
 
 const same = (a: unknown, b: unknown) => canonicalJson(a ?? null) === canonicalJson(b ?? null);
 
+/** Who wrote without logging, as `by` names it: nobody the log knows. */
+export const UNLOGGED = 'unlogged';
+
+/**
+ * Every write moves the version on by one and logs the version it gave: a customer now past
+ * the newest version logged was changed by something that wrote no log row, whose change
+ * nothing here can see, so none of the key's changes to it is reverted.
+ */
+function unloggedWrite(input: UndoPlanInput): boolean {
+  const logged = Math.max(...input.pending.map((c) => c.customer_version), ...input.history.map((h) => h.customer_version));
+  return input.state.row.version > logged;
+}
+
 export async function planCustomerUndo(input: UndoPlanInput): Promise<UndoPlan> {
   const { keyId, state, pending, history } = input;
   const plan: UndoPlan = { ops: [], outcomes: new Map(), skipped: [] };
@@ -115,6 +133,14 @@ export async function planCustomerUndo(input: UndoPlanInput): Promise<UndoPlan> 
       return !back || !fields.every((f) => back.has(f));
     });
 
+  if (unloggedWrite(input)) {
+    for (const change of pending) {
+      plan.skipped.push({ change: change.id, action: change.action, customer: change.object_id, reason: 'changed_since', by: UNLOGGED });
+      plan.outcomes.set(change.id, 'skipped');
+    }
+    return plan;
+  }
+
   for (const change of pending) {
     const skip = (reason: SkipReason, field?: string, by?: Change) =>
       plan.skipped.push({
@@ -125,12 +151,15 @@ export async function planCustomerUndo(input: UndoPlanInput): Promise<UndoPlan> 
         reason,
         ...(by ? { by: by.actor_id } : {}),
       });
+    // The key's own later change that was kept is not "someone else" (DECISIONS "Change log and undo").
+    const blocked = (by: Change, field?: string) =>
+      by.key_id === keyId ? skip('later_change_kept', field) : skip('changed_since', field, by);
     const before: FieldMap = {};
     const after: FieldMap = {};
     const fields = touched(change);
     const whole = fields.includes(EVERYTHING);
     const blockedBy = whole ? blocker(change, EVERYTHING) : undefined;
-    if (blockedBy) skip('changed_since', undefined, blockedBy);
+    if (blockedBy) blocked(blockedBy);
     else if (change.action === 'customer.create') {
       if (state.row.deleted_at !== null) skip('customer_deleted');
       else after.deleted_at = input.now;
@@ -142,7 +171,7 @@ export async function planCustomerUndo(input: UndoPlanInput): Promise<UndoPlan> 
     else {
       for (const field of fields) {
         const by = blocker(change, field);
-        if (by) skip('changed_since', field, by);
+        if (by) blocked(by, field);
         else if (!same(readField(state, field), change.after?.[field])) skip('value_differs', field);
         else after[field] = change.before?.[field] ?? null;
       }

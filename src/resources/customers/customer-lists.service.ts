@@ -1,10 +1,10 @@
 import type { Db } from '../../db/schema.ts';
 import { runWrite, type WriteHooks } from '../../db/write-tx.ts';
 import { notFound } from '../../errors.ts';
-import { isIdOf } from '../../lib/ids.ts';
 import { recordChange } from '../changes/change-log.repo.ts';
 import { presentCustomer, type CustomerResult } from './customer.write.ts';
-import { bumpCustomer, lockCustomer, getListLink, listExists, setListLink, type ListLinkState } from './customer.write-repo.ts';
+import { bumpCustomer, lockCustomer, getListLink, setListLink, type ListLinkState } from './customer.write-repo.ts';
+import { checkMembershipIds } from './membership-ids.ts';
 import { actorKeyId, type WriteScope } from './write-scope.ts';
 
 /**
@@ -12,13 +12,6 @@ import { actorKeyId, type WriteScope } from './write-scope.ts';
  * `active` (a customer who left is put back); removing makes it absent. Adding an active
  * member, or removing one who is not on the list, changes nothing.
  */
-async function checkIds(db: Db, scope: WriteScope, customerId: string, listId: string): Promise<void> {
-  if (!isIdOf('customer', customerId)) throw notFound(`No customer ${customerId.slice(0, 64)}.`);
-  if (!isIdOf('list', listId) || !(await listExists(db, scope.workspaceId, listId))) {
-    throw notFound(`No list ${listId.slice(0, 64)} in this workspace; lists are made in the workspace, not through the API.`);
-  }
-}
-
 export async function addToList(
   db: Db,
   scope: WriteScope,
@@ -26,8 +19,8 @@ export async function addToList(
   listId: string,
   hooks: WriteHooks<CustomerResult> = {},
 ): Promise<CustomerResult> {
-  await checkIds(db, scope, customerId, listId);
   return runWrite(db, hooks, async (tx) => {
+    await checkMembershipIds(tx, scope, customerId, 'list', listId);
     const row = await lockCustomer(tx, scope, customerId);
     if (!row) throw notFound(`No customer ${customerId}.`);
     const before = await getListLink(tx, customerId, listId);
@@ -48,8 +41,8 @@ export async function addToList(
 }
 
 export async function removeFromList(db: Db, scope: WriteScope, customerId: string, listId: string): Promise<CustomerResult> {
-  await checkIds(db, scope, customerId, listId);
   return runWrite(db, {}, async (tx) => {
+    await checkMembershipIds(tx, scope, customerId, 'list', listId);
     const row = await lockCustomer(tx, scope, customerId);
     if (!row) throw notFound(`No customer ${customerId}.`);
     const before = await getListLink(tx, customerId, listId);

@@ -1,23 +1,16 @@
 import type { Db } from '../../db/schema.ts';
 import { runWrite, type WriteHooks } from '../../db/write-tx.ts';
 import { notFound } from '../../errors.ts';
-import { isIdOf } from '../../lib/ids.ts';
 import { recordChange } from '../changes/change-log.repo.ts';
 import { presentCustomer, type CustomerResult } from './customer.write.ts';
-import { bumpCustomer, lockCustomer, getTagLink, setTagLink, tagExists } from './customer.write-repo.ts';
+import { bumpCustomer, lockCustomer, getTagLink, setTagLink } from './customer.write-repo.ts';
+import { checkMembershipIds } from './membership-ids.ts';
 import { actorKeyId, type WriteScope } from './write-scope.ts';
 
 /**
  * Tagging (SPEC "Behaviour rules" 6, 7): the tag must exist in the workspace; tagging a
  * customer who has the tag, or untagging one who has not, changes nothing and is no error.
  */
-async function checkIds(db: Db, scope: WriteScope, customerId: string, tagId: string): Promise<void> {
-  if (!isIdOf('customer', customerId)) throw notFound(`No customer ${customerId.slice(0, 64)}.`);
-  if (!isIdOf('tag', tagId) || !(await tagExists(db, scope.workspaceId, tagId))) {
-    throw notFound(`No tag ${tagId.slice(0, 64)} in this workspace; tags are made in the workspace, not through the API.`);
-  }
-}
-
 export async function addTag(
   db: Db,
   scope: WriteScope,
@@ -25,8 +18,8 @@ export async function addTag(
   tagId: string,
   hooks: WriteHooks<CustomerResult> = {},
 ): Promise<CustomerResult> {
-  await checkIds(db, scope, customerId, tagId);
   return runWrite(db, hooks, async (tx) => {
+    await checkMembershipIds(tx, scope, customerId, 'tag', tagId);
     const row = await lockCustomer(tx, scope, customerId);
     if (!row) throw notFound(`No customer ${customerId}.`);
     if (await getTagLink(tx, customerId, tagId)) return presentCustomer(tx, scope, row);
@@ -46,8 +39,8 @@ export async function addTag(
 }
 
 export async function removeTag(db: Db, scope: WriteScope, customerId: string, tagId: string): Promise<CustomerResult> {
-  await checkIds(db, scope, customerId, tagId);
   return runWrite(db, {}, async (tx) => {
+    await checkMembershipIds(tx, scope, customerId, 'tag', tagId);
     const row = await lockCustomer(tx, scope, customerId);
     if (!row) throw notFound(`No customer ${customerId}.`);
     const link = await getTagLink(tx, customerId, tagId);

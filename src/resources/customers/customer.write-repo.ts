@@ -88,13 +88,14 @@ export async function emailOwner(
   return (await query.executeTakeFirst())?.id ?? null;
 }
 
-export async function tagExists(db: Queryable, workspaceId: string, tagId: string): Promise<boolean> {
-  const row = await db.selectFrom('tags').select('id').where('id', '=', tagId).where('workspace_id', '=', workspaceId).executeTakeFirst();
-  return row !== undefined;
-}
-
-export async function listExists(db: Queryable, workspaceId: string, listId: string): Promise<boolean> {
-  const row = await db.selectFrom('lists').select('id').where('id', '=', listId).where('workspace_id', '=', workspaceId).executeTakeFirst();
+/** Whether the tag or list is one of the workspace's (they are made there, not through the API). */
+export async function vocabularyExists(db: Queryable, table: 'tags' | 'lists', workspaceId: string, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom(table as 'tags')
+    .select('id')
+    .where('id', '=', id)
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
   return row !== undefined;
 }
 

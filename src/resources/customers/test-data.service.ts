@@ -3,14 +3,16 @@ import { runWrite } from '../../db/write-tx.ts';
 import { forbidden } from '../../errors.ts';
 import { recordChange, type ChangeInput } from '../changes/change-log.repo.ts';
 import type { TestDataRemoval } from './customer.body.ts';
-import { bumpCustomer, lockCustomer, setListLink, setTagLink } from './customer.write-repo.ts';
+import { bumpCustomer, lockCustomer, setListLink, setTagLink, type ListLinkState, type TagLinkState } from './customer.write-repo.ts';
+import { stateBeforeTestKeys } from './test-data.prior.ts';
 import type { WriteScope } from './write-scope.ts';
 
 /**
  * DELETE /test-data (SPEC "Behaviour rules" 9, DECISIONS "Customers"): the test customers
  * this workspace's test keys created, and the tag and list memberships they added, go.
- * Anything staff or an import made stays, and live data is never touched. Each removal is
- * a change of its own in the change log, so an undo can bring it back.
+ * Anything staff or an import made stays, and live data is never touched: a membership a
+ * test key put back over a staff-made one returns to what staff left (test-data.prior.ts).
+ * Each removal is a change of its own in the change log, so an undo can bring it back.
  */
 async function testKeyIds(db: Queryable, workspaceId: string): Promise<string[]> {
   const rows = await db.selectFrom('api_keys').select('id').where('workspace_id', '=', workspaceId).where('mode', '=', 'test').execute();
@@ -84,16 +86,19 @@ export async function removeTestData(db: Db, scope: WriteScope): Promise<TestDat
       await recordChange(tx, scope, now, { ...entry, version: updated.version });
     };
     const counts = { ...result };
+    const testKeys = new Set(keys);
     for (const { customer_id, tag_id, ...link } of work.tags) {
-      await setTagLink(tx, scope.workspaceId, customer_id, tag_id, null);
-      const field = `tag:${tag_id}`;
-      await change({ action: 'customer.tag_remove', customerId: customer_id, before: { [field]: link }, after: { [field]: null } });
+      const field = `tag:${tag_id}` as const;
+      const prior = (await stateBeforeTestKeys(tx, customer_id, field, link, testKeys)) as TagLinkState | null;
+      await setTagLink(tx, scope.workspaceId, customer_id, tag_id, prior);
+      await change({ action: 'customer.tag_remove', customerId: customer_id, before: { [field]: link }, after: { [field]: prior } });
       counts.tags++;
     }
     for (const { customer_id, list_id, ...link } of work.lists) {
-      await setListLink(tx, scope.workspaceId, customer_id, list_id, null);
-      const field = `list:${list_id}`;
-      await change({ action: 'customer.list_remove', customerId: customer_id, before: { [field]: link }, after: { [field]: null } });
+      const field = `list:${list_id}` as const;
+      const prior = (await stateBeforeTestKeys(tx, customer_id, field, link, testKeys)) as ListLinkState | null;
+      await setListLink(tx, scope.workspaceId, customer_id, list_id, prior);
+      await change({ action: 'customer.list_remove', customerId: customer_id, before: { [field]: link }, after: { [field]: prior } });
       counts.list_memberships++;
     }
     for (const id of work.customers) {

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { undoKeyChanges } from '../../src/resources/changes/undo.service.ts';
+import { updateCustomer } from '../../src/resources/customers/customer.write.ts';
+import type { WriteScope } from '../../src/resources/customers/write-scope.ts';
+import { cli } from '../cli/cli.ts';
+import { makeTestApp, type TestApp, type TestKey } from '../helpers/app.ts';
+import { ENGINES } from '../helpers/storage.ts';
+import { createCustomer, get, patch, roomy, roomyKey, staffScope } from '../helpers/writes.ts';
+
+/**
+ * What stops an undo, and how the report names it (DECISIONS "Change log and undo"): a later
+ * change by someone else is `changed_since` with who made it; the key's own later change,
+ * kept because it was itself skipped, is `later_change_kept`; a write that left no log row
+ * (the customer's version is past every logged one) stops every change to that customer.
+ */
+describe.each(ENGINES)('undo blockers on %s', (engine) => {
+  let t: TestApp;
+  let staff: WriteScope;
+  beforeAll(async () => {
+    t = await makeTestApp(engine);
+    await roomy(t);
+    staff = await staffScope(t, false);
+  });
+  afterAll(async () => t?.close());
+
+  const operator = { kind: 'operator', id: 'cli:test' } as const;
+  const undo = (key: TestKey, dryRun = false) => undoKeyChanges(t.storage.db, key.id, { by: operator, clock: t.clock.fn, dryRun });
+
+  it("names the key's own kept later change later_change_kept, not someone else's", async () => {
+    const k = await roomyKey(t);
+    const c = await createCustomer(t, k);
+    await patch(t, k, c.id, { nickname: 'by key' });
+    await updateCustomer(t.storage.db, staff, c.id, { nickname: 'by staff' });
+    const report = await undo(k);
+    expect(report.reverted).toBe(0);
+    expect(report.skipped).toEqual([
+      { change: expect.any(String), action: 'customer.update', customer: c.id, field: 'nickname', reason: 'changed_since', by: staff.actor.id },
+      { change: expect.any(String), action: 'customer.create', customer: c.id, reason: 'later_change_kept' },
+    ]);
+    expect((await get(t, t.keys.test, c.id)).json().nickname).toBe('by staff');
+  });
+
+  it('the CLI says so in words', async () => {
+    const k = await roomyKey(t);
+    const c = await createCustomer(t, k);
+    await patch(t, k, c.id, { nickname: 'by key' });
+    await updateCustomer(t.storage.db, staff, c.id, { nickname: 'by staff' });
+    const run = await cli(t.storage, 'undo', k.id, '--dry-run');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/\(customer\.update cus_\w+ nickname\): changed later by someone else \(stf_\w+\)/);
+    expect(run.stdout).toMatch(/\(customer\.create cus_\w+\): the key's own later change to it was kept \(not undone\)\n/);
+  }, 60_000);
+
+  it('reverts nothing of a customer written since without a log row, and says "unlogged"', async () => {
+    const k = await roomyKey(t);
+    const c = await createCustomer(t, t.keys.test, { last_name: 'Before' });
+    await patch(t, k, c.id, { last_name: 'By key' });
+    // A writer that moves the version on without logging (as the import once did).
+    await t.storage.db
+      .updateTable('customers')
+      .set((eb) => ({ company: 'Unlogged Co', version: eb('version', '+', 1) }))
+      .where('id', '=', c.id)
+      .execute();
+    const report = await undo(k);
+    expect(report).toEqual({
+      reverted: 0,
+      skipped: [{ change: expect.any(String), action: 'customer.update', customer: c.id, reason: 'changed_since', by: 'unlogged' }],
+    });
+    expect((await get(t, t.keys.test, c.id)).json()).toMatchObject({ last_name: 'By key', company: 'Unlogged Co', version: '3' });
+    expect(await undo(k)).toEqual({ reverted: 0, skipped: [] });
+  });
+});
