@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../lib/time.ts';
 import type { Customer } from '../resources/customers/customer.schema.ts';
 import { getWorkspace } from '../resources/workspaces/workspace.service.ts';
 import { loadEmails, loadExisting, type ExistingRow } from './existing.ts';
-import { judge, type BadLine, type LineInfo } from './judge.ts';
+import { judge, TARGET_TABLE, type BadLine, type LineInfo } from './judge.ts';
 import { numbered, type LineSource } from './reader.ts';
 import { OBJECT_NAMES, RECORD_KINDS, type ObjectName, type TableName } from './record-kinds.ts';
 import { recordProblems, referencesOf } from './references.ts';
@@ -86,18 +86,6 @@ async function checkLines(source: LineSource) {
   return { lines, candidates, bad };
 }
 
-const TABLE_OF_TARGET: Record<string, TableName> = {
-  venue: 'venues',
-  tag: 'tags',
-  list: 'lists',
-  activity: 'activities',
-  package: 'packages',
-  event: 'events',
-  customer: 'customers',
-  booking: 'bookings',
-  order: 'orders',
-};
-
 async function existingFor(storage: Storage, candidates: LineInfo[]) {
   const wanted = new Map<TableName, Set<string>>(Object.values(RECORD_KINDS).map((k) => [k.table, new Set<string>()]));
   for (const c of candidates) {
@@ -105,7 +93,7 @@ async function existingFor(storage: Storage, candidates: LineInfo[]) {
     for (const ref of c.refs) {
       if (ref.target === 'event_date') {
         if (ref.event) wanted.get('events')!.add(ref.event);
-      } else wanted.get(TABLE_OF_TARGET[ref.target]!)!.add(ref.id);
+      } else wanted.get(TARGET_TABLE[ref.target])!.add(ref.id);
     }
   }
   const existing = {} as Record<TableName, Map<string, ExistingRow>>;

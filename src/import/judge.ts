@@ -33,7 +33,8 @@ export interface JudgeContext {
   emailOwners: Map<string, string>;
 }
 
-const TARGET_TABLE: Record<Exclude<Target, 'event_date'>, TableName> = {
+/** The table behind each kind of reference (event dates live inside their event). */
+export const TARGET_TABLE: Record<Exclude<Target, 'event_date'>, TableName> = {
   venue: 'venues',
   tag: 'tags',
   list: 'lists',

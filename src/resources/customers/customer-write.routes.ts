@@ -22,7 +22,9 @@ const IdempotencyHeader = Type.Object({
   ),
 });
 const IfMatchHeader = Type.Object({
-  'if-match': Type.Optional(Type.String({ description: 'The ETag you read ("<version>"); 412 when the customer changed since.' })),
+  'if-match': Type.Optional(
+    Type.String({ description: 'The ETag you read ("<version>"); 412 when the customer changed since.' }),
+  ),
 });
 // No length cap here: a malformed id is a 404 from the service (DECISIONS), not a 400.
 const Membership = (name: 'tagId' | 'listId') => Type.Object({ id: Type.String(), [name]: Type.String() });
@@ -63,128 +65,149 @@ export async function customerWriteRoutes(app: FastifyInstance, { db, clock }: {
 
   app.post(
     '/customers',
-    options(
-      {
-        permission: 'customers.create',
-        summary: 'Create a customer',
-        status: 201,
-        response: Customer,
-        body: CreateCustomerBody,
-        headers: IdempotencyHeader,
-      }
-    ),
+    options({
+      permission: 'customers.create',
+      summary: 'Create a customer',
+      status: 201,
+      response: Customer,
+      body: CreateCustomerBody,
+      headers: IdempotencyHeader,
+    }),
     async (request, reply) =>
-      sendWrite(request, reply, 201, (hooks) => createCustomer(db, scope(request), request.body as CreateCustomerBody, hooks), versioned),
+      sendWrite(
+        request,
+        reply,
+        201,
+        (hooks) => createCustomer(db, scope(request), request.body as CreateCustomerBody, hooks),
+        versioned,
+      ),
   );
 
   app.patch(
     '/customers/:id',
-    options(
-      {
-        permission: 'customers.update',
-        summary: 'Update a customer',
-        status: 200,
-        response: Customer,
-        params: IdParams,
-        body: UpdateCustomerBody,
-        headers: IfMatchHeader,
-      }
-    ),
+    options({
+      permission: 'customers.update',
+      summary: 'Update a customer',
+      status: 200,
+      response: Customer,
+      params: IdParams,
+      body: UpdateCustomerBody,
+      headers: IfMatchHeader,
+    }),
     async (request, reply) => {
       const ifMatch = parseIfMatch(request.headers['if-match']);
       const body = request.body as UpdateCustomerBody;
-      return sendWrite(request, reply, 200, (hooks) => updateCustomer(db, scope(request), param(request, 'id'), body, ifMatch, hooks), versioned);
+      return sendWrite(
+        request,
+        reply,
+        200,
+        (hooks) => updateCustomer(db, scope(request), param(request, 'id'), body, ifMatch, hooks),
+        versioned,
+      );
     },
   );
 
   app.delete(
     '/customers/:id',
-    options(
-      {
-        permission: 'customers.delete',
-        summary: 'Delete a customer',
-        status: 200,
-        response: DeletedCustomer,
-        params: IdParams,
-      }
-    ),
-    async (request, reply) => sendWrite(request, reply, 200, () => deleteCustomer(db, scope(request), param(request, 'id')), plain),
+    options({
+      permission: 'customers.delete',
+      summary: 'Delete a customer',
+      status: 200,
+      response: DeletedCustomer,
+      params: IdParams,
+    }),
+    async (request, reply) =>
+      sendWrite(request, reply, 200, () => deleteCustomer(db, scope(request), param(request, 'id')), plain),
   );
 
   app.post(
     '/customers/:id/tags',
-    options(
-      {
-        permission: 'customers.tags',
-        summary: 'Tag a customer',
-        status: 200,
-        response: Customer,
-        params: IdParams,
-        body: TagBody,
-        headers: IdempotencyHeader,
-      }
-    ),
+    options({
+      permission: 'customers.tags',
+      summary: 'Tag a customer',
+      status: 200,
+      response: Customer,
+      params: IdParams,
+      body: TagBody,
+      headers: IdempotencyHeader,
+    }),
     async (request, reply) =>
-      sendWrite(request, reply, 200, (hooks) => addTag(db, scope(request), param(request, 'id'), field(request, 'tag'), hooks), versioned),
+      sendWrite(
+        request,
+        reply,
+        200,
+        (hooks) => addTag(db, scope(request), param(request, 'id'), field(request, 'tag'), hooks),
+        versioned,
+      ),
   );
 
   app.delete(
     '/customers/:id/tags/:tagId',
-    options(
-      {
-        permission: 'customers.tags',
-        summary: 'Untag a customer',
-        status: 200,
-        response: Customer,
-        params: Membership('tagId'),
-      }
-    ),
+    options({
+      permission: 'customers.tags',
+      summary: 'Untag a customer',
+      status: 200,
+      response: Customer,
+      params: Membership('tagId'),
+    }),
     async (request, reply) =>
-      sendWrite(request, reply, 200, () => removeTag(db, scope(request), param(request, 'id'), param(request, 'tagId')), versioned),
+      sendWrite(
+        request,
+        reply,
+        200,
+        () => removeTag(db, scope(request), param(request, 'id'), param(request, 'tagId')),
+        versioned,
+      ),
   );
 
   app.post(
     '/customers/:id/lists',
-    options(
-      {
-        permission: 'customers.lists',
-        summary: 'Add a customer to a list',
-        status: 200,
-        response: Customer,
-        params: IdParams,
-        body: ListBody,
-        headers: IdempotencyHeader,
-      }
-    ),
+    options({
+      permission: 'customers.lists',
+      summary: 'Add a customer to a list',
+      status: 200,
+      response: Customer,
+      params: IdParams,
+      body: ListBody,
+      headers: IdempotencyHeader,
+    }),
     async (request, reply) =>
-      sendWrite(request, reply, 200, (hooks) => addToList(db, scope(request), param(request, 'id'), field(request, 'list'), hooks), versioned),
+      sendWrite(
+        request,
+        reply,
+        200,
+        (hooks) => addToList(db, scope(request), param(request, 'id'), field(request, 'list'), hooks),
+        versioned,
+      ),
   );
 
   app.delete(
     '/customers/:id/lists/:listId',
-    options(
-      {
-        permission: 'customers.lists',
-        summary: 'Remove a customer from a list',
-        status: 200,
-        response: Customer,
-        params: Membership('listId'),
-      }
-    ),
+    options({
+      permission: 'customers.lists',
+      summary: 'Remove a customer from a list',
+      status: 200,
+      response: Customer,
+      params: Membership('listId'),
+    }),
     async (request, reply) =>
-      sendWrite(request, reply, 200, () => removeFromList(db, scope(request), param(request, 'id'), param(request, 'listId')), versioned),
+      sendWrite(
+        request,
+        reply,
+        200,
+        () => removeFromList(db, scope(request), param(request, 'id'), param(request, 'listId')),
+        versioned,
+      ),
   );
 
   app.delete(
     '/test-data',
-    options(
-      {
-        permission: 'test_data.delete',
-        summary: 'Remove what test keys made',
-        status: 200,
-        response: TestDataRemoval,
-      }
-    ),
+    options({
+      permission: 'test_data.delete',
+      summary: 'Remove what test keys made',
+      status: 200,
+      response: TestDataRemoval,
+    }),
     async (request, reply) => sendWrite(request, reply, 200, () => removeTestData(db, scope(request)), plain),
   );
 }
