@@ -67,14 +67,25 @@ export class PrivateRedis {
     throw new Error(`private redis on ${this.port} did not stop`);
   }
 
-  /** For afterAll: stop whatever runs, by the pid it wrote, and remove its directory. */
-  dispose(): void {
+  /** For afterAll: stop whatever runs, by the pid it wrote, wait for it, remove its directory. */
+  async dispose(): Promise<void> {
+    let pid = 0;
     try {
-      const pid = Number(readFileSync(join(this.dir, 'redis.pid'), 'utf8'));
+      pid = Number(readFileSync(join(this.dir, 'redis.pid'), 'utf8'));
       if (pid > 0) process.kill(pid, 'SIGTERM');
     } catch {
       // already stopped
     }
-    rmSync(this.dir, { recursive: true, force: true });
+    // A redis-server still exiting writes its log and removes its pidfile: removing the
+    // directory under it fails with ENOTEMPTY, so wait for the process to be gone first.
+    for (let i = 0; pid > 0 && i < 100; i++) {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        break;
+      }
+      await sleep(50);
+    }
+    rmSync(this.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }
 }

@@ -31,7 +31,7 @@ describe.each(ENGINES)('limits while the Redis store is lost and found on %s', (
   });
   afterAll(async () => {
     await t?.close();
-    redis?.dispose();
+    await redis?.dispose();
   });
 
   const countInRedis = async (keyId: string) => {
