@@ -174,7 +174,7 @@ export function demoBanner(outcome: DemoOutcome, url: string): string {
     line,
     `Venue API listening at ${url}`,
     `Made a demo workspace "${demo.workspace_name}" (${demo.workspace_id}) with ${DEMO_CUSTOMERS} seeded customers.`,
-    `  Sign in:   ${demo.owner_email} / ${outcome.password}`,
+    `  Owner:     ${demo.owner_email} / ${outcome.password}   (staff login, role owner)`,
     `  Test key:  ${outcome.secret}   (${demo.key_id}; shown this once, store it now)`,
     `Try it:`,
     `  curl -s -H "Authorization: Bearer ${outcome.secret}" -H "Service-Version: ${CURRENT_VERSION}" "${url}/customers?limit=2"`,

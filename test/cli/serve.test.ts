@@ -58,7 +58,7 @@ describe.each(ENGINES)('first start on %s', { timeout: 90_000 }, (engine) => {
       expect(body.data.every((c) => c.object === 'customer' && c.livemode === false)).toBe(true);
       expect(body.has_more).toBe(true);
 
-      const [, email, password] = /Sign in: {3}(\S+) \/ (\S+)/.exec(server.output())!;
+      const [, email, password] = /Owner: {5}(\S+) \/ (\S+)/.exec(server.output())!;
       const owner = await storage.db.selectFrom('staff').selectAll().where('email', '=', email!).executeTakeFirstOrThrow();
       expect(owner.role).toBe('owner');
       expect(verifyPassword(password!, owner.password_hash)).toBe(true);
