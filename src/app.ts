@@ -7,6 +7,7 @@ import { activityTracking } from './http/activity.ts';
 import { auth } from './http/auth.ts';
 import { idempotency } from './http/idempotency.ts';
 import { countRefusedKey, rateLimit, refusedAddressGuard } from './http/rate-limit.ts';
+import { errorDocsRoute } from './http/error-docs.ts';
 import { openApiRoute, registerOpenApi } from './http/openapi.ts';
 import { frameworkErrors, installProblemHandlers } from './http/problems.ts';
 import { CURRENT_VERSION, newRequestId, requestContext } from './http/request-context.ts';
@@ -94,6 +95,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await app.register(activityTracking, { tracker });
 
   await app.register(openApiRoute);
+  await app.register(errorDocsRoute);
   await app.register(opsRoutes, {
     db: deps.storage.db,
     errorsUrl: config.errorsUrl,

@@ -3,21 +3,81 @@
  * Every problem+json answer is built from an ApiError; nothing matches on messages.
  */
 export const ERROR_CATALOGUE = {
-  invalid_request: { status: 400, title: 'The request is not valid' },
-  unsupported_version: { status: 400, title: 'The Service-Version is not supported' },
-  unauthorized: { status: 401, title: 'A valid API key is required' },
-  forbidden: { status: 403, title: 'This key may not do this' },
-  key_paused: { status: 403, title: 'This key is paused' },
-  not_found: { status: 404, title: 'Not found' },
-  method_not_allowed: { status: 405, title: 'Method not allowed' },
-  conflict: { status: 409, title: 'Conflict' },
-  payload_too_large: { status: 413, title: 'The request body is too large' },
-  unsupported_media_type: { status: 415, title: 'The request body must be JSON' },
-  idempotency_mismatch: { status: 422, title: 'The Idempotency-Key was used for another request' },
-  precondition_failed: { status: 412, title: 'The record changed since it was read' },
-  precondition_required: { status: 428, title: 'A required header is missing' },
-  rate_limited: { status: 429, title: 'Too many requests' },
-  internal_error: { status: 500, title: 'Something went wrong on our side' },
+  invalid_request: {
+    status: 400,
+    title: 'The request is not valid',
+    hint: 'A field, query parameter, header or body is malformed or unknown; `errors` names each one. Fix it and retry.',
+  },
+  unsupported_version: {
+    status: 400,
+    title: 'The Service-Version is not supported',
+    hint: 'Send `Service-Version` with an accepted date (the detail lists them), or leave it out for the current one.',
+  },
+  unauthorized: {
+    status: 401,
+    title: 'A valid API key is required',
+    hint: 'Send `Authorization: Bearer <API_KEY>` with a key that exists, has not expired and was not revoked.',
+  },
+  forbidden: {
+    status: 403,
+    title: 'This key may not do this',
+    hint: 'The key lacks the access (read only, a restricted collection or write, a live key on test data, marketing consent). Stop and tell a person; do not look for another way round.',
+  },
+  key_paused: {
+    status: 403,
+    title: 'This key is paused',
+    hint: 'The key was paused for unusual activity. A person who manages API keys must resume it; retrying does not help.',
+  },
+  not_found: {
+    status: 404,
+    title: 'Not found',
+    hint: 'No such endpoint, or no record with that id that this key can see (another workspace, the other mode, another object type).',
+  },
+  method_not_allowed: {
+    status: 405,
+    title: 'Method not allowed',
+    hint: 'The path exists but not with this method; the `Allow` header lists the methods it has.',
+  },
+  conflict: {
+    status: 409,
+    title: 'Conflict',
+    hint: 'The change clashes with the data (an email another customer has, an email or phone that cannot change), or a request with the same Idempotency-Key is still running.',
+  },
+  payload_too_large: {
+    status: 413,
+    title: 'The request body is too large',
+    hint: 'Bodies are limited to 64 KiB.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    title: 'The request body must be JSON',
+    hint: 'Send the body with `Content-Type: application/json`.',
+  },
+  idempotency_mismatch: {
+    status: 422,
+    title: 'The Idempotency-Key was used for another request',
+    hint: 'An Idempotency-Key may be reused only to retry the same method, path and body; use a new key for a new request.',
+  },
+  precondition_failed: {
+    status: 412,
+    title: 'The record changed since it was read',
+    hint: 'The If-Match version is stale. Read the customer again, check your change still makes sense, then retry with the new version.',
+  },
+  precondition_required: {
+    status: 428,
+    title: 'A required header is missing',
+    hint: 'Every POST needs an `Idempotency-Key` header.',
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Too many requests',
+    hint: 'A limit was reached; `limit` names it. Wait `Retry-After` seconds, then retry.',
+  },
+  internal_error: {
+    status: 500,
+    title: 'Something went wrong on our side',
+    hint: 'Not your fault. Retry later; if it persists, report it with the `request_id`.',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

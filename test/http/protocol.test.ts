@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import { ERROR_CODES } from '../../src/errors.ts';
 import { encodeCursor } from '../../src/lib/cursor.ts';
 import { changeKeyStatus } from '../../src/resources/keys/key.service.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
@@ -179,6 +180,13 @@ describe.each(ENGINES)('protocol on %s', (engine) => {
       expect(res.headers['service-version']).toBe('2026-10-08');
       expect(res.headers['cache-control']).toBe('no-store');
     }
+  });
+
+  it('serves the error documents every problem type links to, one anchor per code', async () => {
+    const res = await t.app.inject({ url: '/docs/errors' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    for (const code of ERROR_CODES) expect(res.body).toContain(`id="${code}"`);
   });
 
   it('publishes OpenAPI 3.1 without a key', async () => {
