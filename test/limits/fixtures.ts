@@ -2,7 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { Redis } from 'ioredis';
 import { DAY_MS, MINUTE_MS } from '../../src/lib/time.ts';
-import type { TestApp, TestKey } from '../helpers/app.ts';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { makeTestApp, type TestApp, type TestKey } from '../helpers/app.ts';
+import { ENGINES } from '../helpers/storage.ts';
 
 /** The shared Redis of the machine; every test run writes under its own prefix. */
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -58,4 +60,38 @@ export function nextMinute(now: number): number {
 /** One second into the next UTC day. */
 export function nextDay(now: number): number {
   return Math.floor(now / DAY_MS) * DAY_MS + DAY_MS + 1_000;
+}
+
+/** Noon UTC on the current version's date: windows are easy to reason about. */
+export const START = Date.UTC(2026, 9, 8, 12, 0, 0);
+
+/** Every engine with every limit store. */
+export const CASES = ENGINES.flatMap((engine) => STORES.map((store) => [engine, store] as const));
+
+/**
+ * Registers the hooks of a suite on one engine and store: an app on the injected clock at
+ * START, checked to use that store (and never to have fallen back), each test starting in a
+ * fresh minute. `use` receives the app once it is built.
+ */
+export function useStoreApp(
+  engine: (typeof ENGINES)[number],
+  store: StoreKind,
+  use: (t: TestApp) => void,
+  options: { routes?: (app: FastifyInstance) => void } = {},
+): void {
+  const prefix = uniquePrefix();
+  let t: TestApp | undefined;
+  beforeAll(async () => {
+    t = await makeTestApp(engine, { clock: START, env: storeEnv(store, prefix), ...options });
+    expect(t.app.limitStore.backend).toBe(store);
+    use(t);
+  });
+  afterAll(async () => {
+    expect(t?.app.limitStore.degraded).toBe(false); // the chosen store answered every time
+    await t?.close();
+    if (store === 'redis') await dropPrefix(prefix);
+  });
+  beforeEach(() => {
+    t!.clock.now = nextMinute(t!.clock.now);
+  });
 }

@@ -1,13 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
-import { makeTestApp, type TestApp } from '../helpers/app.ts';
-import { ENGINES } from '../helpers/storage.ts';
-import { dropPrefix, limitFixtureRoutes, nextDay, nextMinute, read, removal, STORES, storeEnv, uniquePrefix, write } from './fixtures.ts';
-
-/** Noon UTC on the current version's date: windows are easy to reason about. */
-const START = Date.UTC(2026, 9, 8, 12, 0, 0);
-const CASES = ENGINES.flatMap((engine) => STORES.map((store) => [engine, store] as const));
+import type { TestApp } from '../helpers/app.ts';
+import { CASES, limitFixtureRoutes, nextDay, nextMinute, read, removal, useStoreApp, write } from './fixtures.ts';
 
 function expectHeaders(res: LightMyRequestResponse, q: number, r: number, t: number) {
   expect(res.headers['ratelimit-policy']).toBe(`"default";q=${q};w=60`);
@@ -24,19 +19,7 @@ function expectLimited(res: LightMyRequestResponse, limit: string, detail: strin
 
 describe.each(CASES)('key and workspace limits on %s, %s store', (engine, store) => {
   let t: TestApp;
-  const prefix = uniquePrefix();
-  beforeAll(async () => {
-    t = await makeTestApp(engine, { clock: START, env: storeEnv(store, prefix), routes: limitFixtureRoutes });
-    expect(t.app.limitStore.backend).toBe(store);
-  });
-  afterAll(async () => {
-    expect(t.app.limitStore.degraded).toBe(false); // the chosen store answered every time
-    await t?.close();
-    if (store === 'redis') await dropPrefix(prefix);
-  });
-  beforeEach(() => {
-    t.clock.now = nextMinute(t.clock.now);
-  });
+  useStoreApp(engine, store, (app) => (t = app), { routes: limitFixtureRoutes });
 
   it('requests_per_minute: the 4th request of a minute is 429; the next minute admits again', async () => {
     const key = await t.makeKey({ limits: { requests_per_minute: 3 } });

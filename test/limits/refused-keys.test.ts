@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp, type TestKey } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
-import { dropPrefix, nextMinute, STORES, storeEnv, uniquePrefix } from './fixtures.ts';
+import { CASES, START, useStoreApp } from './fixtures.ts';
 
-const START = Date.UTC(2026, 9, 8, 12, 0, 0);
-const CASES = ENGINES.flatMap((engine) => STORES.map((store) => [engine, store] as const));
 const BAD: TestKey = { id: 'key_none', secret: `vw_test_${'a'.repeat(32)}000000` };
 
 /** GET /key from an address, with a key (or a bad one). */
@@ -13,19 +11,7 @@ const from = (t: TestApp, remoteAddress: string, key: TestKey | null, headers: R
 
 describe.each(CASES)('refused keys per address on %s, %s store', (engine, store) => {
   let t: TestApp;
-  const prefix = uniquePrefix();
-  beforeAll(async () => {
-    t = await makeTestApp(engine, { clock: START, env: storeEnv(store, prefix) });
-    expect(t.app.limitStore.backend).toBe(store);
-  });
-  afterAll(async () => {
-    expect(t.app.limitStore.degraded).toBe(false); // the chosen store answered every time
-    await t?.close();
-    if (store === 'redis') await dropPrefix(prefix);
-  });
-  beforeEach(() => {
-    t.clock.now = nextMinute(t.clock.now);
-  });
+  useStoreApp(engine, store, (app) => (t = app));
 
   it('the 31st attempt in a minute and then a valid key from that address are 429; another address is unaffected', async () => {
     for (let i = 0; i < 30; i++) expect((await from(t, '198.51.100.7', BAD)).statusCode).toBe(401);
