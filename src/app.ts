@@ -19,8 +19,9 @@ import type { LimitStore } from './limits/limit-store.ts';
 import { openLimitStore } from './limits/open-store.ts';
 import { metricsPlugin } from './ops/metrics.ts';
 import { opsRoutes } from './ops/ops.routes.ts';
-import { resourceRoutes } from './resources/index.ts';
-import { KeyCache } from './resources/keys/key-cache.ts';
+import { resourceRoutes } from './resources/api.routes.ts';
+import { KeyCache } from './resources/keys/key.cache.ts';
+import { WritePipeline } from './resources/writes/write.pipeline.ts';
 
 export interface AppDeps {
   storage: Storage;
@@ -88,7 +89,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await app.register(auth, { keys, clock, onRefused: countRefusedKey({ store: limitStore, clock }) });
   await app.register(rateLimit, { store: limitStore, clock });
   await app.register(access);
-  await app.register(idempotency, { storage: deps.storage, clock, errorsUrl: config.errorsUrl });
+  app.decorate('writes', new WritePipeline(deps.storage.db, deps.storage.engine));
+  app.decorate('errorsUrl', config.errorsUrl);
+  await app.register(idempotency);
   const tracker = new ActivityTracker(deps.storage.db, deps.storage.engine, clock, {
     onError: (err) => app.log.error({ err }, 'writing key activity failed; kept for the next flush'),
   });
@@ -103,7 +106,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     // /ready names Redis only when the limits are shared through it.
     pingLimitStore: limitStore.backend === 'redis' ? () => limitStore.ping() : undefined,
   });
-  await app.register(resourceRoutes, { db: deps.storage.db, clock });
+  await app.register(resourceRoutes, { db: deps.storage.db });
   app.addHook('onClose', async () => keys.stop());
   return { app, keys, limitStore };
 }

@@ -142,3 +142,13 @@ export function toProblem(err: ApiError, errorsUrl: string, requestId: string): 
   if (err.options.limit) problem.limit = err.options.limit;
   return problem;
 }
+
+/**
+ * A conflict that a plain retry may resolve (the same Idempotency-Key still running, a
+ * customer that kept changing): never stored as an idempotent answer.
+ */
+export class TransientConflict extends ApiError {
+  constructor(detail: string) {
+    super('conflict', detail);
+  }
+}

@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { Command } from 'commander';
 import { undoKeyChanges, type UndoReport } from '../resources/changes/undo.service.ts';
-import { UNLOGGED, type Skip } from '../resources/changes/undo.plan.ts';
+import { UNLOGGED, type Skip } from '../resources/changes/undo-plan.model.ts';
 import { printResult, withStorage } from './run.ts';
 
 /**
@@ -49,7 +49,7 @@ export function undoCommand(): Command {
     .option('--json', 'print one JSON document')
     .action(async (keyId: string, opts: { dryRun?: boolean; by?: string; json?: boolean }) => {
       const report = await withStorage(({ storage, clock }) =>
-        undoKeyChanges(storage.db, keyId, {
+        undoKeyChanges(storage, keyId, {
           by: { kind: 'operator', id: opts.by?.trim() || operatorName() },
           clock,
           dryRun: opts.dryRun === true,

@@ -10,9 +10,8 @@ import { ApiError, forbidden } from '../errors.ts';
 export const access = fp(async (app: FastifyInstance) => {
   app.addHook('onRequest', async (request) => {
     const rule = request.routeOptions.config.access;
-    const scope = request.scope;
-    if (!rule || !scope) return;
-    const key = scope.key;
+    const key = request.key;
+    if (!rule || !key) return;
     if (rule.kind === 'read' && !key.canRead.includes(rule.collection)) {
       throw forbidden(`This key may not read ${rule.collection}.`);
     }

@@ -30,9 +30,9 @@ export function customerIdsIn(payload: unknown): string[] {
   return ids;
 }
 
-function liveScope(request: FastifyRequest) {
-  const scope = request.scope;
-  return scope && scope.livemode ? scope : null;
+function liveActor(request: FastifyRequest) {
+  const actor = request.actor;
+  return actor?.livemode ? actor : null;
 }
 
 /**
@@ -47,19 +47,19 @@ export const activityTracking = fp(async (app: FastifyInstance, options: { track
   const seen = new WeakSet<FastifyRequest>();
   app.decorate('activity', tracker);
   app.addHook('preSerialization', async (request, reply, payload) => {
-    const scope = liveScope(request);
-    if (scope && reply.statusCode < 300) {
+    const actor = liveActor(request);
+    if (actor && reply.statusCode < 300) {
       seen.add(request);
-      tracker.customersSent(scope.key.id, scope.workspaceId, customerIdsIn(payload));
+      tracker.customersSent(actor.id, actor.workspaceId, customerIdsIn(payload));
     }
     return payload;
   });
   app.addHook('onSend', async (request, reply, payload) => {
-    const scope = liveScope(request);
+    const actor = liveActor(request);
     const isWrite = request.routeOptions.config.access?.kind === 'write';
-    if (scope && isWrite && reply.statusCode < 300 && typeof payload === 'string' && !seen.has(request)) {
+    if (actor && isWrite && reply.statusCode < 300 && typeof payload === 'string' && !seen.has(request)) {
       try {
-        tracker.customersSent(scope.key.id, scope.workspaceId, customerIdsIn(JSON.parse(payload)));
+        tracker.customersSent(actor.id, actor.workspaceId, customerIdsIn(JSON.parse(payload)));
       } catch {
         // Not JSON: nothing of a customer's in it.
       }
@@ -69,8 +69,8 @@ export const activityTracking = fp(async (app: FastifyInstance, options: { track
   app.addHook('onResponse', async (request, reply) => {
     // DECISIONS "Limits": a request refused with 429 consumes nothing, so it is no activity.
     if (reply.statusCode === 429) return;
-    const scope = liveScope(request);
-    if (scope) tracker.request(scope.key.id, scope.workspaceId);
+    const actor = liveActor(request);
+    if (actor) tracker.request(actor.id, actor.workspaceId);
   });
   app.addHook('onClose', async () => tracker.stop());
 });

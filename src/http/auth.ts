@@ -3,7 +3,8 @@ import fp from 'fastify-plugin';
 import { ApiError } from '../errors.ts';
 import { checkKeySecret } from '../lib/key-secret.ts';
 import type { Clock } from '../lib/time.ts';
-import type { KeyCache } from '../resources/keys/key-cache.ts';
+import { keyActor } from '../resources/actor.model.ts';
+import type { KeyCache } from '../resources/keys/key.cache.ts';
 import type { ApiKey } from '../resources/keys/key.model.ts';
 
 export interface AuthOptions {
@@ -23,15 +24,21 @@ function bearer(request: FastifyRequest): string | null {
   return m ? m[1]! : null;
 }
 
+/** The key a secret names, when it is usable now: known, not revoked, not expired (paused is still a key). */
+async function findUsableKey(secret: string | null, options: AuthOptions): Promise<ApiKey | null> {
+  // The checksum turns away mistyped and invented keys without a lookup.
+  if (secret === null || !checkKeySecret(secret)) return null;
+  const key = await options.keys.lookup(secret);
+  if (!key || key.status === 'revoked' || (key.expiresAt !== null && key.expiresAt <= options.clock())) return null;
+  return key;
+}
+
 /** One answer for every kind of bad key, so a guess learns nothing (DECISIONS "Keys"). */
 async function authenticate(request: FastifyRequest, options: AuthOptions): Promise<ApiKey> {
   const secret = bearer(request);
   if (secret === null) throw unauthorized('Send your API key as "Authorization: Bearer <API_KEY>".');
-  // The checksum turns away mistyped and invented keys without a database lookup.
-  const key = checkKeySecret(secret) ? await options.keys.lookup(secret) : null;
-  if (!key || key.status === 'revoked' || (key.expiresAt !== null && key.expiresAt <= options.clock())) {
-    throw unauthorized('The API key is missing, malformed, unknown, expired or revoked.');
-  }
+  const key = await findUsableKey(secret, options);
+  if (!key) throw unauthorized('The API key is missing, malformed, unknown, expired or revoked.');
   if (key.status === 'paused') {
     throw new ApiError(
       'key_paused',
@@ -41,10 +48,25 @@ async function authenticate(request: FastifyRequest, options: AuthOptions): Prom
   return key;
 }
 
+function accept(request: FastifyRequest, key: ApiKey, clock: Clock): void {
+  request.key = key;
+  request.actor = keyActor(key, request.id, clock);
+}
+
 export const auth = fp(async (app: FastifyInstance, options: AuthOptions) => {
+  app.decorateRequest('key', null);
+  app.decorateRequest('actor', null);
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
-    if (!access || access.kind === 'public') return;
+    if (access?.kind === 'public') return;
+    if (!access) {
+      // No route matched: the answer is a plain 404 or 405 (problems.ts). A usable key is
+      // still counted and told its allowance (SPEC "Limits" 2: every answer); anything
+      // else gets the plain answer, without a 401 and without a lookup for a malformed key.
+      const key = await findUsableKey(bearer(request), options);
+      if (key && key.status === 'active') accept(request, key, options.clock);
+      return;
+    }
     let key: ApiKey;
     try {
       key = await authenticate(request, options);
@@ -52,6 +74,6 @@ export const auth = fp(async (app: FastifyInstance, options: AuthOptions) => {
       if (err instanceof ApiError && err.code === 'unauthorized') await options.onRefused?.(request);
       throw err;
     }
-    request.scope = { workspaceId: key.workspaceId, livemode: key.mode === 'live', key, requestId: request.id };
+    accept(request, key, options.clock);
   });
 });

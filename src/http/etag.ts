@@ -1,13 +1,11 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+/**
+ * DECISIONS: a retrieve answers `ETag: "<version>"`; a matching If-None-Match gives 304.
+ * Weak tags match too (RFC 9110: If-None-Match compares weakly).
+ */
+export const etagOf = (version: string): string => `"${version}"`;
 
-/** DECISIONS: a retrieve answers `ETag: "<version>"`; a matching If-None-Match gives 304. */
-export function sendVersioned<T>(request: FastifyRequest, reply: FastifyReply, record: T, version: string) {
-  const etag = `"${version}"`;
-  reply.header('ETag', etag);
-  const ifNoneMatch = request.headers['if-none-match'];
-  if (typeof ifNoneMatch === 'string') {
-    const tags = ifNoneMatch.split(',').map((t) => t.trim().replace(/^W\//, ''));
-    if (tags.includes(etag) || tags.includes('*')) return reply.code(304).send();
-  }
-  return record;
+export function notModified(ifNoneMatch: string | string[] | undefined, version: string): boolean {
+  if (typeof ifNoneMatch !== 'string') return false;
+  const tags = ifNoneMatch.split(',').map((t) => t.trim().replace(/^W\//, ''));
+  return tags.includes(etagOf(version)) || tags.includes('*');
 }

@@ -65,10 +65,10 @@ function setRateLimitHeaders(reply: FastifyReply, result: Consumption, now: numb
  */
 export const rateLimit = fp(async (app: FastifyInstance, { store, clock }: RateLimitOptions) => {
   app.addHook('onRequest', async (request, reply) => {
-    const scope = request.scope;
-    if (!scope) return;
+    const key = request.key;
+    if (!key) return;
     const now = clock();
-    const result = await store.consume(requestChecks(scope.key, request.method), now);
+    const result = await store.consume(requestChecks(key, request.method), now);
     setRateLimitHeaders(reply, result, now);
     if (!result.allowed) throw refusal(store, result, now);
   });

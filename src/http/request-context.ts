@@ -15,7 +15,6 @@ export function newRequestId(): string {
  * check: absent means the current version, as GitHub and Stripe do.
  */
 export const requestContext = fp(async (app: FastifyInstance) => {
-  app.decorateRequest('scope', null);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Request-Id', request.id);
     reply.header('Cache-Control', 'no-store');

@@ -1,33 +1,7 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { ERROR_CODES } from '../errors.ts';
 
-/** A primitive that may be null, as a JSON Schema type array (fast to serialise, OpenAPI 3.1). */
-export function Nullable<T extends TSchema>(schema: T) {
-  const type = (schema as { type?: unknown }).type;
-  if (typeof type !== 'string' || type === 'object' || type === 'array') {
-    return Type.Union([schema, Type.Null()]);
-  }
-  return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] });
-}
-
-export const Instant = Type.String({ format: 'date-time', description: 'UTC, ISO 8601 with milliseconds and Z.' });
-export const NullableInstant = Nullable(Type.String({ format: 'date-time' }));
-export const NullableString = Nullable(Type.String());
-export const NullableInteger = Nullable(Type.Integer());
-export const Cents = Type.Integer({ description: 'Whole cents.' });
-export const LocalDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' });
-export const LocalTime = Type.String({ pattern: '^\\d{2}:\\d{2}$', description: 'HH:mm, 24-hour, venue clock.' });
-export const Currency = Type.String({ pattern: '^[a-z]{3}$', description: 'Lowercase ISO 4217.' });
-
-/** A string from a fixed set, or null: `null` must be in the enum too, or JSON Schema refuses it. */
-export function NullableEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}) {
-  return Type.Unsafe<T[number] | null>({ ...options, type: ['string', 'null'], enum: [...values, null] });
-}
-
-export function IdOf(prefix: string) {
-  return Type.String({ pattern: `^${prefix}_[0-9A-Za-z]{22}$`, description: `A \`${prefix}_\` id.` });
-}
-
+/** The shapes only the HTTP edge speaks: problem documents and path parameters. */
 export const Problem = Type.Object(
   {
     type: Type.String(),
@@ -42,26 +16,8 @@ export const Problem = Type.Object(
   { $id: 'Problem', description: 'An RFC 9457 problem document (application/problem+json).' },
 );
 
-export function ListEnvelope<T extends TSchema>(item: T) {
-  return Type.Object({
-    object: Type.Literal('list'),
-    data: Type.Array(item),
-    has_more: Type.Boolean(),
-    next_cursor: Type.Optional(Type.String({ description: 'Present only while has_more is true.' })),
-  });
-}
-
-/** The three query parameters every list takes (SPEC "Rules common to all endpoints" 2). */
-export const PageQuery = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: '1 to 100, default 25.' })),
-  starting_after: Type.Optional(Type.String({ maxLength: 512, description: 'The next_cursor of the previous page.' })),
-  updated_since: Type.Optional(
-    Type.String({ maxLength: 64, description: 'ISO 8601 with an offset: rows changed at or after it.' }),
-  ),
-};
-
 // No length cap here: an id of any malformed shape is a 404 (DECISIONS "HTTP and errors"),
-// which the repositories answer after isIdOf, before any query; the router caps length at 200.
+// which the services answer after isIdOf, before any query; the router caps length at 200.
 export const IdParams = Type.Object({ id: Type.String() });
 
 const problemContent = (description: string) => ({

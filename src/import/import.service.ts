@@ -3,13 +3,13 @@ import type { Storage } from '../db/index.ts';
 import { systemClock, type Clock } from '../lib/time.ts';
 import type { Customer } from '../resources/customers/customer.schema.ts';
 import { getWorkspace } from '../resources/workspaces/workspace.service.ts';
-import { loadEmails, loadExisting, type ExistingRow } from './existing.ts';
+import { loadEmails, loadExisting, type ExistingRow } from './existing.repo.ts';
 import { judge, TARGET_TABLE, type BadLine, type LineInfo } from './judge.ts';
 import { numbered, type LineSource } from './reader.ts';
 import { OBJECT_NAMES, RECORD_KINDS, type ObjectName, type TableName } from './record-kinds.ts';
 import { recordProblems, referencesOf } from './references.ts';
 import { schemaErrors } from './validate.ts';
-import { writeCustomers, writeDocs, writeVocabulary } from './write.ts';
+import { writeCustomers, writeDocs, writeVocabulary } from './import.repo.ts';
 
 /**
  * `venue-api import`: NDJSON records in the API's own shapes (DECISIONS "Operator CLI").

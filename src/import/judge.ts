@@ -1,4 +1,4 @@
-import type { ExistingRow } from './existing.ts';
+import type { ExistingRow } from './existing.repo.ts';
 import { RECORD_KINDS, type ObjectName, type TableName } from './record-kinds.ts';
 import type { Ref, Target } from './references.ts';
 

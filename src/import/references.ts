@@ -1,6 +1,6 @@
 import { isCalendarDate } from '../lib/time.ts';
-import { EMAIL_ADDRESS } from '../resources/customers/customer.input.ts';
-import { toE164 } from '../resources/customers/phone.ts';
+import { EMAIL_ADDRESS } from '../resources/customers/customer-input.model.ts';
+import { toE164 } from '../resources/customers/phone.model.ts';
 import type { ObjectName } from './record-kinds.ts';
 
 /**

@@ -1,7 +1,9 @@
 import type { Engine } from '../db/dialects/types.ts';
 import type { Db } from '../db/schema.ts';
-import { IDEMPOTENCY_TTL_MS } from '../http/idempotency.store.ts';
 import { DAY_MS, type Clock } from '../lib/time.ts';
+import { deleteChangesBefore } from '../resources/changes/change-log.repo.ts';
+import { IDEMPOTENCY_TTL_MS } from '../resources/writes/idempotency.model.ts';
+import { deleteAnswersBefore } from '../resources/writes/idempotency.repo.ts';
 import { deleteInBatches } from './batches.ts';
 
 /**
@@ -12,44 +14,14 @@ import { deleteInBatches } from './batches.ts';
 export const CHANGE_LOG_RETENTION_MS = 365 * DAY_MS;
 const HOUR_MS = 3_600_000;
 
-/**
- * One batch of expired stored answers, picked by primary key: a key that sent thousands of
- * requests in a day still loses them `limit` rows at a time, not in one statement.
- */
-export async function deleteExpiredIdempotencyBatch(db: Db, before: number, limit: number): Promise<number> {
-  const result = await db
-    .deleteFrom('idempotency_keys')
-    .where(({ eb, refTuple, selectFrom }) =>
-      eb(
-        refTuple('key_id', 'idempotency_key'),
-        'in',
-        selectFrom('idempotency_keys')
-          .select(['key_id', 'idempotency_key'])
-          .where('created_at', '<', before)
-          .limit(limit)
-          .$asTuple('key_id', 'idempotency_key'),
-      ),
-    )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
-async function deleteExpiredChangeLogBatch(db: Db, before: number, limit: number): Promise<number> {
-  const result = await db
-    .deleteFrom('change_log')
-    .where('id', 'in', (eb) => eb.selectFrom('change_log').select('id').where('at', '<', before).limit(limit))
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
 export async function purgeIdempotencyKeys(db: Db, clock: Clock, options?: { batch?: number }): Promise<number> {
   const before = clock() - IDEMPOTENCY_TTL_MS;
-  return deleteInBatches((limit) => deleteExpiredIdempotencyBatch(db, before, limit), options);
+  return deleteInBatches((limit) => deleteAnswersBefore(db, before, limit), options);
 }
 
 export async function purgeChangeLog(db: Db, clock: Clock): Promise<number> {
   const before = clock() - CHANGE_LOG_RETENTION_MS;
-  return deleteInBatches((limit) => deleteExpiredChangeLogBatch(db, before, limit));
+  return deleteInBatches((limit) => deleteChangesBefore(db, before, limit));
 }
 
 export interface RetentionDeps {

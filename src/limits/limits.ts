@@ -1,5 +1,4 @@
 import { DAY_MS, MINUTE_MS } from '../lib/time.ts';
-import type { ApiKey } from '../resources/keys/key.model.ts';
 import { addressBucket } from './address.ts';
 
 /**
@@ -72,12 +71,20 @@ export function describeLimit(name: LimitName, max: number): string {
   return `${max.toLocaleString('en-US')} ${d.what} a ${d.window} per ${d.per}`;
 }
 
+/** What a key may spend: its own limits and its workspace's per-minute requests. */
+export interface KeyAllowance {
+  id: string;
+  workspaceId: string;
+  limits: Readonly<Record<'requests_per_minute' | 'requests_per_day' | 'writes_per_minute' | 'writes_per_day' | 'removals_per_day', number>>;
+  workspaceRequestsPerMinute: number;
+}
+
 /**
  * What an authenticated request counts towards (DECISIONS "Limits"): every request, the
  * key's and its workspace's requests; POST and PATCH are writes; every DELETE is a removal
  * and not a write. The key's per-minute requests come first: the RateLimit headers read it.
  */
-export function requestChecks(key: ApiKey, method: string): LimitCheck[] {
+export function requestChecks(key: KeyAllowance, method: string): LimitCheck[] {
   const checks: LimitCheck[] = [
     { name: 'requests_per_minute', subject: key.id, max: key.limits.requests_per_minute, cost: 1 },
     { name: 'requests_per_day', subject: key.id, max: key.limits.requests_per_day, cost: 1 },

@@ -1,7 +1,7 @@
 import type { CustomerListTable, CustomerTable, CustomerTagTable } from '../db/schema.ts';
 import { newId } from '../lib/ids.ts';
 import { DAY_MS } from '../lib/time.ts';
-import { isAdultOn } from '../resources/customers/customer.mapper.ts';
+import { isAdultOn } from '../resources/customers/customer-record.model.ts';
 import type { SeedRun } from './context.ts';
 import { EMAIL_DOMAINS, HOW_HEARD, MEMBER_TIERS } from './products.ts';
 import { chance, int, pick, sample, weighted } from './random.ts';

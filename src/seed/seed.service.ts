@@ -3,7 +3,8 @@ import type { Storage } from '../db/index.ts';
 import type { Queryable } from '../db/schema.ts';
 import { invalid } from '../errors.ts';
 import { randomBase62 } from '../lib/ids.ts';
-import { workspaceCountry } from '../resources/customers/phone.ts';
+import { countryCode } from '../resources/customers/phone.model.ts';
+import { firstVenueCountry } from '../resources/venues/venue.repo.ts';
 import { getWorkspace } from '../resources/workspaces/workspace.service.ts';
 import { buildCatalogue, type ExistingCatalogue } from './catalogue.ts';
 import { buildChunk, type ChunkRecords } from './chunk.ts';
@@ -80,7 +81,7 @@ export async function seedWorkspace(storage: Storage, options: SeedOptions): Pro
   const existing = await existingCatalogue(db, workspaceId);
   // DECISIONS "Customers": the first venue's country is the workspace's phone country,
   // so a workspace seeded again stays in the country it is in.
-  const profile = profileFor(await workspaceCountry(db, workspaceId));
+  const profile = profileFor(countryCode(await firstVenueCountry(db, workspaceId)));
   const seq = newSequences();
   const cat = buildCatalogue(workspaceId, profile, existing, seq.catalogue, from, now);
   const run: SeedRun = {

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { undoKeyChanges } from '../../src/resources/changes/undo.service.ts';
-import { updateCustomer } from '../../src/resources/customers/customer.write.ts';
-import type { WriteScope } from '../../src/resources/customers/write-scope.ts';
 import { cli } from '../cli/cli.ts';
 import { makeTestApp, type TestApp, type TestKey } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
-import { createCustomer, get, patch, roomy, roomyKey, staffScope } from '../helpers/writes.ts';
+import { createCustomer, get, patch, roomy, roomyKey, staffActor, writesAs, type Writer } from '../helpers/writes.ts';
 
 /**
  * What stops an undo, and how the report names it (DECISIONS "Change log and undo"): a later
@@ -15,22 +13,22 @@ import { createCustomer, get, patch, roomy, roomyKey, staffScope } from '../help
  */
 describe.each(ENGINES)('undo blockers on %s', (engine) => {
   let t: TestApp;
-  let staff: WriteScope;
+  let staff: Writer;
   beforeAll(async () => {
     t = await makeTestApp(engine);
     await roomy(t);
-    staff = await staffScope(t, false);
+    staff = writesAs(t.app.writes, await staffActor(t, false));
   });
   afterAll(async () => t?.close());
 
   const operator = { kind: 'operator', id: 'cli:test' } as const;
-  const undo = (key: TestKey, dryRun = false) => undoKeyChanges(t.storage.db, key.id, { by: operator, clock: t.clock.fn, dryRun });
+  const undo = (key: TestKey, dryRun = false) => undoKeyChanges(t.storage, key.id, { by: operator, clock: t.clock.fn, dryRun });
 
   it("names the key's own kept later change later_change_kept, not someone else's", async () => {
     const k = await roomyKey(t);
     const c = await createCustomer(t, k);
     await patch(t, k, c.id, { nickname: 'by key' });
-    await updateCustomer(t.storage.db, staff, c.id, { nickname: 'by staff' });
+    await staff.update(c.id, { nickname: 'by staff' });
     const report = await undo(k);
     expect(report.reverted).toBe(0);
     expect(report.skipped).toEqual([
@@ -44,7 +42,7 @@ describe.each(ENGINES)('undo blockers on %s', (engine) => {
     const k = await roomyKey(t);
     const c = await createCustomer(t, k);
     await patch(t, k, c.id, { nickname: 'by key' });
-    await updateCustomer(t.storage.db, staff, c.id, { nickname: 'by staff' });
+    await staff.update(c.id, { nickname: 'by staff' });
     const run = await cli(t.storage, 'undo', k.id, '--dry-run');
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/\(customer\.update cus_\w+ nickname\): changed later by someone else \(stf_\w+\)/);

@@ -1,9 +1,6 @@
 import fc from 'fast-check';
-import { addToList, removeFromList } from '../../src/resources/customers/customer-lists.service.ts';
-import { addTag, removeTag } from '../../src/resources/customers/customer-tags.service.ts';
-import { createCustomer, deleteCustomer, updateCustomer } from '../../src/resources/customers/customer.write.ts';
-import type { WriteScope } from '../../src/resources/customers/write-scope.ts';
 import type { TestApp, TestKey } from '../helpers/app.ts';
+import type { Writer } from '../helpers/writes.ts';
 
 /**
  * Random edits for the undo property: by the key K, another key O (both through the HTTP
@@ -27,7 +24,7 @@ export type Step = typeof Step extends fc.Arbitrary<infer T> ? T : never;
 
 export interface World {
   t: TestApp;
-  staff: WriteScope;
+  staff: Writer;
   keys: { K: TestKey; O: TestKey };
   tags: string[];
   lists: string[];
@@ -54,14 +51,13 @@ async function http(w: World, key: TestKey, method: 'POST' | 'PATCH' | 'DELETE',
 export async function applyStep(w: World, { actor, target, edit }: Step): Promise<void> {
   const id = w.pool[target % w.pool.length]!;
   const key = actor === 'S' ? null : w.keys[actor as 'K' | 'O'];
-  const db = w.t.storage.db;
   const email = (name: string) => `${name}-${w.run}@example.com`;
   switch (edit.op) {
     case 'update':
     case 'email': {
       const body = edit.op === 'update' ? edit.fields : { email: email(edit.email) };
       if (key) await http(w, key, 'PATCH', `/customers/${id}`, body);
-      else await refusedIsFine(updateCustomer(db, w.staff, id, body));
+      else await refusedIsFine(w.staff.update(id, body));
       return;
     }
     case 'tag':
@@ -69,7 +65,7 @@ export async function applyStep(w: World, { actor, target, edit }: Step): Promis
       const tag = w.tags[edit.which]!;
       if (key && edit.op === 'tag') await http(w, key, 'POST', `/customers/${id}/tags`, { tag });
       else if (key) await http(w, key, 'DELETE', `/customers/${id}/tags/${tag}`);
-      else await refusedIsFine(edit.op === 'tag' ? addTag(db, w.staff, id, tag) : removeTag(db, w.staff, id, tag));
+      else await refusedIsFine(edit.op === 'tag' ? w.staff.tag(id, tag) : w.staff.untag(id, tag));
       return;
     }
     case 'list':
@@ -77,12 +73,12 @@ export async function applyStep(w: World, { actor, target, edit }: Step): Promis
       const list = w.lists[edit.which]!;
       if (key && edit.op === 'list') await http(w, key, 'POST', `/customers/${id}/lists`, { list });
       else if (key) await http(w, key, 'DELETE', `/customers/${id}/lists/${list}`);
-      else await refusedIsFine(edit.op === 'list' ? addToList(db, w.staff, id, list) : removeFromList(db, w.staff, id, list));
+      else await refusedIsFine(edit.op === 'list' ? w.staff.list(id, list) : w.staff.unlist(id, list));
       return;
     }
     case 'delete':
       if (key) await http(w, key, 'DELETE', `/customers/${id}`);
-      else await refusedIsFine(deleteCustomer(db, w.staff, id));
+      else await refusedIsFine(w.staff.delete(id));
       return;
     case 'create': {
       const body = { first_name: 'New', ...(edit.email ? { email: email(edit.email) } : {}) };
@@ -90,7 +86,7 @@ export async function applyStep(w: World, { actor, target, edit }: Step): Promis
         const res = await http(w, key, 'POST', '/customers', body);
         if (res.statusCode === 201) w.pool.push(res.json().id);
       } else {
-        const made = await createCustomer(db, w.staff, body).catch(() => null);
+        const made = await w.staff.create(body).catch(() => null);
         if (made) w.pool.push(made.record.id);
       }
     }

@@ -1,12 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { undoKeyChanges } from '../../src/resources/changes/undo.service.ts';
-import { createCustomer } from '../../src/resources/customers/customer.write.ts';
-import type { WriteScope } from '../../src/resources/customers/write-scope.ts';
 import { changeKeyStatus } from '../../src/resources/keys/key.service.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
-import { makeList, makeTag, roomy, roomyKey, staffScope } from '../helpers/writes.ts';
+import { makeList, makeTag, roomy, roomyKey, staffActor, writesAs, type Writer } from '../helpers/writes.ts';
 import { expectedAfterUndo, fieldNames, snapshot, type CustomerSnapshot, type LogRow } from './undo-oracle.ts';
 import { applyStep, Step, type World } from './undo-steps.ts';
 
@@ -20,14 +18,14 @@ const operator = { kind: 'operator', id: 'property' } as const;
 
 describe.each(ENGINES)('undo properties on %s', (engine) => {
   let t: TestApp;
-  let staff: WriteScope;
+  let staff: Writer;
   let tags: string[];
   let lists: string[];
   let run = 0;
   beforeAll(async () => {
     t = await makeTestApp(engine);
     await roomy(t);
-    staff = await staffScope(t, false);
+    staff = writesAs(t.app.writes, await staffActor(t, false));
     tags = [await makeTag(t, 'one'), await makeTag(t, 'two')];
     lists = [await makeList(t, 'one'), await makeList(t, 'two')];
   });
@@ -39,7 +37,7 @@ describe.each(ENGINES)('undo properties on %s', (engine) => {
   }
 
   async function scenario(w: World, steps: Step[]): Promise<void> {
-    for (let i = 0; i < 3; i++) w.pool.push((await createCustomer(t.storage.db, staff, { first_name: `Base ${i}` })).record.id);
+    for (let i = 0; i < 3; i++) w.pool.push((await staff.create({ first_name: `Base ${i}` })).record.id);
     for (const step of steps) await applyStep(w, step);
 
     const expected = new Map<string, CustomerSnapshot>();
@@ -49,7 +47,7 @@ describe.each(ENGINES)('undo properties on %s', (engine) => {
     }
     const states = () => Promise.all(w.pool.map((id) => snapshot(t.storage.db, id, Object.keys(expected.get(id)!.fields))));
 
-    const report = await undoKeyChanges(t.storage.db, w.keys.K.id, { by: operator, clock: t.clock.fn });
+    const report = await undoKeyChanges(t.storage, w.keys.K.id, { by: operator, clock: t.clock.fn });
     const emailRefused = new Set(report.skipped.filter((s) => s.reason === 'email_taken').map((s) => s.customer));
     for (const [id, want] of expected) {
       const got = await snapshot(t.storage.db, id, Object.keys(want.fields));
@@ -58,7 +56,7 @@ describe.each(ENGINES)('undo properties on %s', (engine) => {
     }
 
     const once = await states();
-    expect(await undoKeyChanges(t.storage.db, w.keys.K.id, { by: operator, clock: t.clock.fn })).toEqual({ reverted: 0, skipped: [] });
+    expect(await undoKeyChanges(t.storage, w.keys.K.id, { by: operator, clock: t.clock.fn })).toEqual({ reverted: 0, skipped: [] });
     expect(await states()).toEqual(once);
   }
 

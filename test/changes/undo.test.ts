@@ -1,32 +1,30 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { undoKeyChanges } from '../../src/resources/changes/undo.service.ts';
-import { createCustomer as createAs, updateCustomer } from '../../src/resources/customers/customer.write.ts';
-import type { WriteScope } from '../../src/resources/customers/write-scope.ts';
 import { makeTestApp, type TestApp, type TestKey } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
-import { createCustomer, del, get, makeList, makeTag, patch, post, roomy, roomyKey, staffScope } from '../helpers/writes.ts';
+import { createCustomer, del, get, makeList, makeTag, patch, post, roomy, roomyKey, staffActor, writesAs, type Writer } from '../helpers/writes.ts';
 
 describe.each(ENGINES)('undo of a key\'s changes on %s', (engine) => {
   let t: TestApp;
-  let staff: WriteScope;
+  let staff: Writer;
   let tag: string;
   let list: string;
   beforeAll(async () => {
     t = await makeTestApp(engine);
     await roomy(t);
-    staff = await staffScope(t, false);
+    staff = writesAs(t.app.writes, await staffActor(t, false));
     tag = await makeTag(t);
     list = await makeList(t);
   });
   afterAll(async () => t?.close());
 
   const operator = { kind: 'operator', id: 'cli:test' } as const;
-  const undo = (key: TestKey, dryRun = false) => undoKeyChanges(t.storage.db, key.id, { by: operator, clock: t.clock.fn, dryRun });
+  const undo = (key: TestKey, dryRun = false) => undoKeyChanges(t.storage, key.id, { by: operator, clock: t.clock.fn, dryRun });
   const read = async (id: string) => (await get(t, t.keys.test, id)).json();
 
   it('puts back every field the key changed that nobody touched since, and records the undo as the operator\'s', async () => {
     const k = await roomyKey(t);
-    const c = (await createAs(t.storage.db, staff, { first_name: 'Ada', last_name: 'Byron', company: 'Engines' })).record;
+    const c = (await staff.create({ first_name: 'Ada', last_name: 'Byron', company: 'Engines' })).record;
     await patch(t, k, c.id, { last_name: 'Lovelace', company: null, nickname: 'Countess' });
     await patch(t, k, c.id, { nickname: 'Ada L' });
     const report = await undo(k);
@@ -46,7 +44,7 @@ describe.each(ENGINES)('undo of a key\'s changes on %s', (engine) => {
     const k = await roomyKey(t);
     const c = await createCustomer(t, t.keys.test, { last_name: 'Old', company: 'Old Co' });
     await patch(t, k, c.id, { last_name: 'K', company: 'K Co' });
-    await updateCustomer(t.storage.db, staff, c.id, { company: 'Staff Co' });
+    await staff.update(c.id, { company: 'Staff Co' });
     const report = await undo(k);
     expect(report.reverted).toBe(1);
     expect(report.skipped).toEqual([
@@ -104,7 +102,7 @@ describe.each(ENGINES)('undo of a key\'s changes on %s', (engine) => {
     const k = await roomyKey(t);
     const c = await createCustomer(t, t.keys.test, { company: 'A' });
     await patch(t, k, c.id, { company: 'B', nickname: 'n' });
-    await updateCustomer(t.storage.db, staff, c.id, { nickname: 'staff' });
+    await staff.update(c.id, { nickname: 'staff' });
     const created = await createCustomer(t, k);
     const snapshot = async () => ({
       customers: await t.storage.db.selectFrom('customers').selectAll().orderBy('id').execute(),
@@ -120,6 +118,6 @@ describe.each(ENGINES)('undo of a key\'s changes on %s', (engine) => {
   });
 
   it('an unknown key is a not_found', async () => {
-    await expect(undoKeyChanges(t.storage.db, 'key_0000000000000000000000', { by: operator, clock: t.clock.fn })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(undoKeyChanges(t.storage, 'key_0000000000000000000000', { by: operator, clock: t.clock.fn })).rejects.toMatchObject({ code: 'not_found' });
   });
 });

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/lib/time.ts';
 import { undoKeyChanges } from '../../src/resources/changes/undo.service.ts';
-import { createCustomer, updateCustomer } from '../../src/resources/customers/customer.write.ts';
-import type { WriteScope } from '../../src/resources/customers/write-scope.ts';
+import { keyActor, personActor } from '../../src/resources/actor.model.ts';
+import { findKeyById } from '../../src/resources/keys/key.repo.ts';
 import { createKey } from '../../src/resources/keys/key.service.ts';
 import { addStaff, createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
+import { WritePipeline } from '../../src/resources/writes/write.pipeline.ts';
 import { runCliProcess } from '../helpers/server-process.ts';
 import { freshStorage, type TestStorage } from '../helpers/storage.ts';
+import { writesAs } from '../helpers/writes.ts';
 
 /** `venue-api undo KEY_ID [--json]` -> {"reverted":N,"skipped":[…]} (DECISIONS "Operator CLI"). */
 describe('venue-api undo', () => {
@@ -20,13 +22,13 @@ describe('venue-api undo', () => {
     const ws = await createWorkspace(storage.db, systemClock, { name: 'CLI' });
     keyId = (await createKey(storage.db, systemClock, { workspaceId: ws.id, name: 'k', mode: 'live', access: 'read_write' })).key.id;
     const staffMember = await addStaff(storage.db, systemClock, { workspaceId: ws.id, email: 's@example.com', name: 'S', role: 'staff' });
-    const base = { workspaceId: ws.id, livemode: true, requestId: null, clock: systemClock };
-    const key: WriteScope = { ...base, actor: { kind: 'key', id: keyId, contactsMasked: false } };
-    const staff: WriteScope = { ...base, actor: { kind: 'staff', id: staffMember.id } };
-    customerId = (await createCustomer(storage.db, key, { first_name: 'Made by key' })).record.id;
-    staffCustomer = (await createCustomer(storage.db, staff, { first_name: 'Staff', company: 'Before' })).record.id;
-    await updateCustomer(storage.db, key, staffCustomer, { company: 'By key', nickname: 'K' });
-    await updateCustomer(storage.db, staff, staffCustomer, { nickname: 'Staff nick' });
+    const writes = new WritePipeline(storage.db, storage.engine);
+    const key = writesAs(writes, keyActor((await findKeyById(storage.db, keyId))!, 'req_cli', systemClock));
+    const staff = writesAs(writes, personActor('staff', staffMember.id, { workspaceId: ws.id, livemode: true }, systemClock));
+    customerId = (await key.create({ first_name: 'Made by key' })).record.id;
+    staffCustomer = (await staff.create({ first_name: 'Staff', company: 'Before' })).record.id;
+    await key.update(staffCustomer, { company: 'By key', nickname: 'K' });
+    await staff.update(staffCustomer, { nickname: 'Staff nick' });
   });
   afterAll(async () => storage?.drop());
 
@@ -54,7 +56,7 @@ describe('venue-api undo', () => {
       { actor_kind: 'operator', actor_id: 'ops@example.com' },
       { actor_kind: 'operator', actor_id: 'ops@example.com' },
     ]);
-    const twice = await undoKeyChanges(storage.db, keyId, { by: { kind: 'operator', id: 'again' }, clock: systemClock });
+    const twice = await undoKeyChanges(storage, keyId, { by: { kind: 'operator', id: 'again' }, clock: systemClock });
     expect(twice).toEqual({ reverted: 0, skipped: [] });
   }, 60_000);
 

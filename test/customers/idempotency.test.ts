@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteExpiredIdempotencyBatch, purgeIdempotencyKeys } from '../../src/jobs/retention.ts';
+import { purgeIdempotencyKeys } from '../../src/jobs/retention.ts';
+import { deleteAnswersBefore } from '../../src/resources/writes/idempotency.repo.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 import { countRows, createCustomer, del, makeTag, post, roomy } from '../helpers/writes.ts';
@@ -147,7 +148,7 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
         .map((r) => r.idempotency_key)
         .sort();
     // One statement removes at most its batch, though all seven rows share one key.
-    expect(await deleteExpiredIdempotencyBatch(db, now - 24 * HOUR, 3)).toBe(3);
+    expect(await deleteAnswersBefore(db, now - 24 * HOUR, 3)).toBe(3);
     expect(await left()).toHaveLength(5);
     expect(await purgeIdempotencyKeys(db, t.clock.fn, { batch: 3 })).toBe(4);
     expect(await left()).toEqual(['batch-99']);

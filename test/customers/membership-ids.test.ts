@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Queryable } from '../../src/db/schema.ts';
 import { ApiError } from '../../src/errors.ts';
-import { addToList } from '../../src/resources/customers/customer-lists.service.ts';
-import { addTag } from '../../src/resources/customers/customer-tags.service.ts';
-import type { WriteScope } from '../../src/resources/customers/write-scope.ts';
+import { keyActor, type Actor } from '../../src/resources/actor.model.ts';
+import { changeMembership, type MembershipInput } from '../../src/resources/customers/membership.service.ts';
+import { findKeyById } from '../../src/resources/keys/key.repo.ts';
+import type { Tx } from '../../src/resources/writes/write.pipeline.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 import { countRows, createCustomer, makeList, makeTag } from '../helpers/writes.ts';
@@ -15,11 +15,17 @@ import { countRows, createCustomer, makeList, makeTag } from '../helpers/writes.
  */
 describe.each(ENGINES)('membership writes check their tag or list in the transaction on %s', (engine) => {
   let t: TestApp;
-  let scope: WriteScope;
+  let actor: Actor;
   beforeAll(async () => {
     t = await makeTestApp(engine);
-    scope = { workspaceId: t.workspaceId, livemode: false, actor: { kind: 'key', id: t.keys.test.id, contactsMasked: false }, requestId: null, clock: t.clock.fn };
+    actor = keyActor((await findKeyById(t.storage.db, t.keys.test.id))!, 'req_test', t.clock.fn);
   });
+
+  /** The membership write, with another writer's deletion run first inside its transaction. */
+  const afterRemoving = (table: 'tags' | 'lists', id: string) => async (tx: Tx, a: Actor, input: MembershipInput) => {
+    await tx.deleteFrom(table).where('id', '=', id).execute();
+    return changeMembership(tx, a, input);
+  };
   afterAll(async () => t?.close());
 
   const failure = (p: Promise<unknown>) =>
@@ -32,8 +38,8 @@ describe.each(ENGINES)('membership writes check their tag or list in the transac
     const c = await createCustomer(t, t.keys.test);
     const tag = await makeTag(t, 'Gone');
     const links = await countRows(t, 'customer_tags');
-    const removeTag = async (tx: Queryable) => void (await tx.deleteFrom('tags').where('id', '=', tag).execute());
-    expect(await failure(addTag(t.storage.db, scope, c.id, tag, { begin: removeTag }))).toBe('not_found');
+    const write = t.app.writes.run(actor, afterRemoving('tags', tag), { customerId: c.id, kind: 'tag', id: tag, member: true });
+    expect(await failure(write)).toBe('not_found');
     expect(await countRows(t, 'customer_tags')).toBe(links);
   });
 
@@ -41,8 +47,8 @@ describe.each(ENGINES)('membership writes check their tag or list in the transac
     const c = await createCustomer(t, t.keys.test);
     const list = await makeList(t, 'Gone');
     const links = await countRows(t, 'customer_lists');
-    const removeList = async (tx: Queryable) => void (await tx.deleteFrom('lists').where('id', '=', list).execute());
-    expect(await failure(addToList(t.storage.db, scope, c.id, list, { begin: removeList }))).toBe('not_found');
+    const write = t.app.writes.run(actor, afterRemoving('lists', list), { customerId: c.id, kind: 'list', id: list, member: true });
+    expect(await failure(write)).toBe('not_found');
     expect(await countRows(t, 'customer_lists')).toBe(links);
   });
 });

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCustomer as createAsStaff } from '../../src/resources/customers/customer.write.ts';
-import type { WriteScope } from '../../src/resources/customers/write-scope.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
-import { del, get, makeList, post, roomy, staffScope } from '../helpers/writes.ts';
+import { del, get, makeList, post, roomy, staffActor, writesAs, type Writer } from '../helpers/writes.ts';
 
 /**
  * SPEC "Behaviour rules" 9: DELETE /test-data never touches anything staff made. A test key
@@ -12,11 +10,11 @@ import { del, get, makeList, post, roomy, staffScope } from '../helpers/writes.t
  */
 describe.each(ENGINES)('DELETE /test-data and staff-made memberships on %s', (engine) => {
   let t: TestApp;
-  let staff: WriteScope;
+  let staff: Writer;
   beforeAll(async () => {
     t = await makeTestApp(engine);
     await roomy(t);
-    staff = await staffScope(t, false);
+    staff = writesAs(t.app.writes, await staffActor(t, false));
   });
   afterAll(async () => t?.close());
 
@@ -31,7 +29,7 @@ describe.each(ENGINES)('DELETE /test-data and staff-made memberships on %s', (en
   it('puts a staff-made unsubscribed membership back as it was, and removes one the test key made from nothing', async () => {
     const newsletter = await makeList(t, 'Newsletter');
     const offers = await makeList(t, 'Offers');
-    const c = (await createAsStaff(t.storage.db, staff, { first_name: 'Staff made' })).record;
+    const c = (await staff.create({ first_name: 'Staff made' })).record;
     const left = { status: 'unsubscribed' as const, added_at: t.clock.now - 1_000_000, unsubscribed_at: t.clock.now - 100_000, added_by_key_id: null };
     await t.storage.db.insertInto('customer_lists').values({ workspace_id: t.workspaceId, customer_id: c.id, list_id: newsletter, ...left }).execute();
 

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addTag } from '../../src/resources/customers/customer-tags.service.ts';
-import { createCustomer as createAsStaff } from '../../src/resources/customers/customer.write.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
-import { createCustomer, del, get, makeList, makeTag, post, roomy, staffScope } from '../helpers/writes.ts';
+import { createCustomer, del, get, makeList, makeTag, post, roomy, staffActor, writesAs } from '../helpers/writes.ts';
 
 describe.each(ENGINES)('DELETE /test-data on %s', (engine) => {
   let t: TestApp;
@@ -19,9 +17,9 @@ describe.each(ENGINES)('DELETE /test-data on %s', (engine) => {
     const otherTestKey = await t.makeKey({ name: 'second test key' });
     const a = await createCustomer(t, t.keys.test, { email: 'a@example.com' });
     const b = await createCustomer(t, otherTestKey);
-    const staff = await staffScope(t, false);
-    const s = (await createAsStaff(t.storage.db, staff, { first_name: 'Staff made' })).record;
-    await addTag(t.storage.db, staff, s.id, staffTag);
+    const staff = writesAs(t.app.writes, await staffActor(t, false));
+    const s = (await staff.create({ first_name: 'Staff made' })).record;
+    await staff.tag(s.id, staffTag);
     await post(t, t.keys.test, `/customers/${s.id}/tags`, { tag: vip });
     await post(t, otherTestKey, `/customers/${s.id}/lists`, { list });
     await post(t, t.keys.test, `/customers/${a.id}/tags`, { tag: vip });

@@ -1,11 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.ts';
-import { createCustomer } from '../../src/resources/customers/customer.write.ts';
-import type { WriteScope } from '../../src/resources/customers/write-scope.ts';
 import { makeTestApp, type TestApp, type TestKey } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
-import { makeList, makeTag, roomy, roomyKey, staffScope } from '../helpers/writes.ts';
+import { makeList, makeTag, roomy, roomyKey, staffActor, writesAs, type Writer } from '../helpers/writes.ts';
 
 /**
  * Issue 3 fuzz: thousands of random bodies, headers, ids and query strings against every
@@ -97,13 +95,13 @@ function request(ids: Ids) {
 
 describe.each(ENGINES)('write endpoints under fuzzing on %s', (engine) => {
   let t: TestApp;
-  let staff: WriteScope;
+  let staff: Writer;
   let keys: Record<'rw' | 'live' | 'read', TestKey>;
   let ids: Ids;
   beforeAll(async () => {
     t = await makeTestApp(engine);
     await roomy(t);
-    staff = await staffScope(t, false);
+    staff = writesAs(t.app.writes, await staffActor(t, false));
     keys = { rw: await roomyKey(t), live: await roomyKey(t, { mode: 'live' }), read: await roomyKey(t, { access: 'read' }) };
     ids = { customer: '', tag: await makeTag(t), list: await makeList(t) };
   });
@@ -129,7 +127,7 @@ describe.each(ENGINES)('write endpoints under fuzzing on %s', (engine) => {
       fc.asyncProperty(
         fc.constant(null).chain(() => request(ids)),
         async ({ path, query, body, headers, auth, ip }) => {
-          if (!ids.customer) ids.customer = (await createCustomer(t.storage.db, staff, { first_name: 'Target' })).record.id;
+          if (!ids.customer) ids.customer = (await staff.create({ first_name: 'Target' })).record.id;
           const url = path.url.replace('undefined', ids.customer) + (query ? `?${new URLSearchParams(query)}` : '');
           const authorization =
             auth === 'none' ? {} : { authorization: auth === 'garbage' ? 'Bearer vw_test_nope' : `Bearer ${keys[auth].secret}` };

@@ -2,7 +2,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Clock } from '../../src/lib/time.ts';
-import type { KeyCache } from '../../src/resources/keys/key-cache.ts';
+import type { KeyCache } from '../../src/resources/keys/key.cache.ts';
 import { createKey, type CreateKeyInput } from '../../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
 import { OpenApiChecker } from './openapi-check.ts';

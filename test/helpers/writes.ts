@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { newId } from '../../src/lib/ids.ts';
 import type { CreateKeyInput } from '../../src/resources/keys/key.service.ts';
-import type { WriteScope } from '../../src/resources/customers/write-scope.ts';
+import { personActor, type Actor } from '../../src/resources/actor.model.ts';
+import type { CreateCustomerBody, UpdateCustomerBody } from '../../src/resources/customers/customer-body.schema.ts';
+import { createCustomer as create, deleteCustomer, updateCustomer, type IfMatch } from '../../src/resources/customers/customer.service.ts';
+import { changeMembership } from '../../src/resources/customers/membership.service.ts';
+import type { WritePipeline } from '../../src/resources/writes/write.pipeline.ts';
 import { addStaff, setWorkspaceLimit } from '../../src/resources/workspaces/workspace.service.ts';
 import type { TestApp, TestKey } from './app.ts';
 
@@ -84,13 +88,30 @@ export function roomyKey(t: TestApp, input: Partial<CreateKeyInput> = {}): Promi
   return t.makeKey({ name: 'roomy', ...input, limits: ROOMY });
 }
 
-/** A staff member's write scope: the console's path into the same services. */
-export async function staffScope(t: TestApp, livemode: boolean): Promise<WriteScope> {
+/** A staff member as an actor: the console's path into the same services. */
+export async function staffActor(t: TestApp, livemode: boolean): Promise<Actor> {
   const staff = await addStaff(t.storage.db, t.clock.fn, {
     workspaceId: t.workspaceId,
     email: `staff-${randomUUID()}@example.com`,
     name: 'Staff',
     role: 'staff',
   });
-  return { workspaceId: t.workspaceId, livemode, actor: { kind: 'staff', id: staff.id }, requestId: null, clock: t.clock.fn };
+  return personActor('staff', staff.id, { workspaceId: t.workspaceId, livemode }, t.clock.fn);
 }
+
+/** The customer writes as `actor` makes them through the write pipeline (no HTTP): staff, an operator, a key. */
+export function writesAs(writes: WritePipeline, actor: Actor) {
+  const membership = (kind: 'tag' | 'list', member: boolean) => (customerId: string, id: string) =>
+    writes.run(actor, changeMembership, { customerId, kind, id, member });
+  return {
+    actor,
+    create: (body: CreateCustomerBody) => writes.run(actor, create, body),
+    update: (id: string, body: UpdateCustomerBody, ifMatch: IfMatch = null) => writes.run(actor, updateCustomer, { id, body, ifMatch }),
+    delete: (id: string) => writes.run(actor, deleteCustomer, { id }),
+    tag: membership('tag', true),
+    untag: membership('tag', false),
+    list: membership('list', true),
+    unlist: membership('list', false),
+  };
+}
+export type Writer = ReturnType<typeof writesAs>;

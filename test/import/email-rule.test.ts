@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { recordProblems } from '../../src/import/references.ts';
-import { EMAIL_ADDRESS, toCustomerPatch } from '../../src/resources/customers/customer.input.ts';
+import { EMAIL_ADDRESS, toCustomerPatch } from '../../src/resources/customers/customer-input.model.ts';
 import * as r from './records.ts';
 
 /** One rule for what an email address is (DECISIONS "Customers"), for the API and the import alike. */

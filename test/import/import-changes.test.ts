@@ -26,7 +26,7 @@ describe.each(ENGINES)('import and the change log on %s', (engine) => {
   const run = (source: LineSource) => importRecords(t.storage, { workspaceId: t.workspaceId, source, clock: t.clock.fn });
   const logOf = (id: string) =>
     t.storage.db.selectFrom('change_log').selectAll().where('object_id', '=', id).orderBy('customer_version').execute();
-  const undo = (keyId: string) => undoKeyChanges(t.storage.db, keyId, { by: operator, clock: t.clock.fn });
+  const undo = (keyId: string) => undoKeyChanges(t.storage, keyId, { by: operator, clock: t.clock.fn });
   /** A customer as GET shows it, ready to be a line of a file. */
   const asRecord = async (id: string) => (await get(t, t.keys.live, id)).json() as Record<string, unknown>;
 

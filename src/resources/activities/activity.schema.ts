@@ -1,5 +1,5 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
-import { IdOf, Instant, Nullable, NullableEnum, NullableInteger, NullableString } from '../../http/schemas.ts';
+import { IdOf, Instant, Nullable, NullableEnum, NullableInteger, NullableString } from '../wire.schema.ts';
 
 export const PRICING_MODELS = ['per_head', 'flat_rate'] as const;
 

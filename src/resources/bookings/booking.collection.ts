@@ -1,5 +1,5 @@
-import { eq, type DocCollection } from '../doc-collection.ts';
-import { instantFilter } from '../doc-filters.ts';
+import { eq, instantFilter } from '../doc.repo.ts';
+import type { DocCollection } from '../doc.service.ts';
 import type { Booking } from './booking.schema.ts';
 
 type BookingFilterParams = {

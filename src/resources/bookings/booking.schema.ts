@@ -9,7 +9,7 @@ import {
   NullableInstant,
   NullableInteger,
   NullableString,
-} from '../../http/schemas.ts';
+} from '../wire.schema.ts';
 
 /** SPEC "States and transitions": the values `status.type` can take. */
 export const BOOKING_STATUS_TYPES = ['active', 'completed', 'cancelled', 'hold', 'expired'] as const;

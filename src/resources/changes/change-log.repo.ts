@@ -1,6 +1,7 @@
-import type { ChangeLogTable, Queryable } from '../../db/schema.ts';
+import type { Transaction } from 'kysely';
+import type { ChangeLogTable, Database, Queryable } from '../../db/schema.ts';
 import { newId } from '../../lib/ids.ts';
-import type { WriteScope } from '../customers/write-scope.ts';
+import type { Actor } from '../actor.model.ts';
 
 /**
  * The change log (DECISIONS "Change log and undo"): every change to a customer, its tags
@@ -20,6 +21,8 @@ export type ChangeAction =
 export type FieldMap = Record<string, unknown>;
 
 export interface ChangeInput {
+  /** When it was made: the instant the write stamped on the customer. */
+  at: number;
   action: ChangeAction;
   customerId: string;
   /** The customer's version after this change. */
@@ -36,17 +39,20 @@ export interface Change extends Omit<ChangeLogTable, 'before' | 'after' | 'actio
   after: FieldMap | null;
 }
 
-/** The row a change is stored as; `recordChange` writes one, a bulk writer (the import) many. */
-export function changeRow(scope: Omit<WriteScope, 'clock'>, at: number, change: ChangeInput): ChangeLogTable {
+/** Who made a change, as the log records it. */
+export type ChangeAuthor = Pick<Actor, 'kind' | 'id' | 'workspaceId' | 'livemode' | 'requestId'>;
+
+/** The row a change is stored as. */
+export function changeRow(author: ChangeAuthor, change: ChangeInput): ChangeLogTable {
   return {
     id: newId('change'),
-    workspace_id: scope.workspaceId,
-    livemode: scope.livemode ? 1 : 0,
-    at,
-    actor_kind: scope.actor.kind,
-    actor_id: scope.actor.id,
-    key_id: scope.actor.kind === 'key' ? scope.actor.id : null,
-    request_id: scope.requestId,
+    workspace_id: author.workspaceId,
+    livemode: author.livemode ? 1 : 0,
+    at: change.at,
+    actor_kind: author.kind,
+    actor_id: author.id,
+    key_id: author.kind === 'key' ? author.id : null,
+    request_id: author.requestId,
     action: change.action,
     object: 'customer',
     object_id: change.customerId,
@@ -59,10 +65,9 @@ export function changeRow(scope: Omit<WriteScope, 'clock'>, at: number, change: 
   };
 }
 
-export async function recordChange(tx: Queryable, scope: WriteScope, at: number, change: ChangeInput): Promise<string> {
-  const row = changeRow(scope, at, change);
-  await tx.insertInto('change_log').values(row).execute();
-  return row.id;
+/** Writes change rows inside the transaction that made the changes (`perInsert` rows a statement). */
+export async function insertChangeRows(tx: Transaction<Database>, rows: ChangeLogTable[], perInsert = 500): Promise<void> {
+  for (let i = 0; i < rows.length; i += perInsert) await tx.insertInto('change_log').values(rows.slice(i, i + perInsert)).execute();
 }
 
 export function toChange(row: ChangeLogTable): Change {
@@ -98,8 +103,76 @@ export async function changesByKey(db: Queryable, keyId: string): Promise<Change
   return rows.map(toChange);
 }
 
-/** DECISIONS: kept 365 days, then purged. */
-export async function purgeChanges(db: Queryable, before: number): Promise<number> {
-  const result = await db.deleteFrom('change_log').where('at', '<', before).executeTakeFirst();
+/** One batch of the changes older than `before` (DECISIONS: kept 365 days, then purged). */
+export async function deleteChangesBefore(db: Queryable, before: number, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('change_log')
+    .where('id', 'in', (eb) => eb.selectFrom('change_log').select('id').where('at', '<', before).limit(limit))
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** The customers a key changed whose changes are not all undone, most recently changed first. */
+export async function customersChangedBy(db: Queryable, keyId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('change_log')
+    .select(['object_id', (eb) => eb.fn.max('at').as('last')])
+    .where('key_id', '=', keyId)
+    .where('undone_at', 'is', null)
+    .groupBy('object_id')
+    .orderBy('last', 'desc')
+    .execute();
+  return rows.map((r) => r.object_id);
+}
+
+/** A key's changes to one customer not yet undone, newest first. */
+export async function pendingChanges(db: Queryable, keyId: string, customerId: string): Promise<Change[]> {
+  const rows = await db
+    .selectFrom('change_log')
+    .selectAll()
+    .where('key_id', '=', keyId)
+    .where('object_id', '=', customerId)
+    .where('undone_at', 'is', null)
+    .orderBy('customer_version', 'desc')
+    .execute();
+  return rows.map(toChange);
+}
+
+/** Change id -> the key that made it (null: not a key), for the ids given. */
+export async function keysOfChanges(db: Queryable, ids: string[]): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  if (ids.length === 0) return out;
+  const rows = await db.selectFrom('change_log').select(['id', 'key_id']).where('id', 'in', ids).execute();
+  for (const r of rows) out.set(r.id, r.key_id);
+  return out;
+}
+
+/** Marks a change as looked at by an undo; false when another undo marked it first. */
+export async function markUndone(
+  tx: Transaction<Database>,
+  id: string,
+  at: number,
+  outcome: 'reverted' | 'partial' | 'skipped',
+): Promise<boolean> {
+  const marked = await tx
+    .updateTable('change_log')
+    .set({ undone_at: at, undo_outcome: outcome })
+    .where('id', '=', id)
+    .where('undone_at', 'is', null)
+    .executeTakeFirst();
+  return Number(marked.numUpdatedRows) === 1;
+}
+
+/** The membership adds some keys made to a customer's tag or list, newest first. */
+export async function membershipAddsBy(db: Queryable, customerId: string, keyIds: string[]): Promise<Change[]> {
+  if (keyIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('change_log')
+    .selectAll()
+    .where('object_id', '=', customerId)
+    .where('action', 'in', ['customer.tag_add', 'customer.list_add'])
+    .where('key_id', 'in', keyIds)
+    .orderBy('customer_version', 'desc')
+    .execute();
+  return rows.map(toChange);
 }

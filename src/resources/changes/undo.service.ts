@@ -1,29 +1,23 @@
+import type { Engine } from '../../db/dialects/types.ts';
 import type { CustomerTable, Db, Queryable } from '../../db/schema.ts';
+import { StaleWrite } from '../../db/stale-write.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
-import { runWrite, StaleWrite } from '../../db/write-tx.ts';
 import { notFound } from '../../errors.ts';
 import { isIdOf } from '../../lib/ids.ts';
 import type { Clock } from '../../lib/time.ts';
-import {
-  bumpCustomer,
-  emailOwner,
-  findCustomerRow,
-  lockCustomer,
-  setListLink,
-  setTagLink,
-  type ListLinkState,
-  type TagLinkState,
-} from '../customers/customer.write-repo.ts';
-import type { Actor, WriteScope } from '../customers/write-scope.ts';
+import { personActor, type Actor } from '../actor.model.ts';
+import { bumpCustomer, emailOwner, findCustomerRow, lockCustomer } from '../customers/customer-write.repo.ts';
+import { membershipsOf, setMembership, type ListLinkState, type TagLinkState } from '../customers/membership.repo.ts';
 import { findKeyById } from '../keys/key.repo.ts';
-import { changesAfter, recordChange, toChange, type Change } from './change-log.repo.ts';
-import { planCustomerUndo, type CustomerState, type Skip, type UndoPlan } from './undo.plan.ts';
+import { WritePipeline, type Tx, type Written } from '../writes/write.pipeline.ts';
+import { changesAfter, customersChangedBy, keysOfChanges, markUndone, pendingChanges, type ChangeInput } from './change-log.repo.ts';
+import { planCustomerUndo, type Skip, type UndoPlan } from './undo-plan.model.ts';
 
 /**
  * Undo a key's changes (SPEC "What the service does", DECISIONS "Change log and undo"):
- * newest first, one customer per transaction, each revert a change of its own recorded as
- * made by whoever ran the undo. Every change looked at is marked, reverted or skipped, so
- * a second undo changes nothing. The console and the CLI call this.
+ * newest first, one customer per write, each revert a change of its own recorded as made by
+ * whoever ran the undo. Every change looked at is marked, reverted or skipped, so a second
+ * undo changes nothing. The console and the CLI call this.
  */
 export interface UndoReport {
   reverted: number;
@@ -32,85 +26,50 @@ export interface UndoReport {
 
 export interface UndoOptions {
   /** Who runs it: a staff member (console) or an operator (CLI). */
-  by: Exclude<Actor, { kind: 'key' }>;
+  by: { kind: 'staff' | 'operator'; id: string };
   clock: Clock;
   /** Report what would be reverted and skipped, and write nothing. */
   dryRun?: boolean;
 }
 
-async function customersChangedBy(db: Queryable, keyId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('change_log')
-    .select(['object_id', (eb) => eb.fn.max('at').as('last')])
-    .where('key_id', '=', keyId)
-    .where('undone_at', 'is', null)
-    .groupBy('object_id')
-    .orderBy('last', 'desc')
-    .execute();
-  return rows.map((r) => r.object_id);
+interface UndoTarget {
+  keyId: string;
+  customerId: string;
 }
 
-async function loadState(db: Queryable, row: CustomerTable): Promise<CustomerState> {
-  const [tags, lists] = await Promise.all([
-    db.selectFrom('customer_tags').select(['tag_id', 'added_at', 'added_by_key_id']).where('customer_id', '=', row.id).execute(),
-    db
-      .selectFrom('customer_lists')
-      .select(['list_id', 'status', 'added_at', 'unsubscribed_at', 'added_by_key_id'])
-      .where('customer_id', '=', row.id)
-      .execute(),
-  ]);
-  return {
-    row: { ...row },
-    tags: new Map(tags.map(({ tag_id, ...link }) => [tag_id, link])),
-    lists: new Map(lists.map(({ list_id, ...link }) => [list_id, link])),
-  };
-}
-
-async function planFor(
-  db: Queryable,
-  scope: WriteScope,
-  keyId: string,
-  customerId: string,
-  hold: boolean,
-): Promise<{ row: CustomerTable; plan: UndoPlan } | null> {
-  const pendingRows = await db
-    .selectFrom('change_log')
-    .selectAll()
-    .where('key_id', '=', keyId)
-    .where('object_id', '=', customerId)
-    .where('undone_at', 'is', null)
-    .orderBy('customer_version', 'desc')
-    .execute();
-  const row = hold ? await lockCustomer(db, scope, customerId, { deleted: true }) : await findCustomerRow(db, scope, customerId);
-  if (pendingRows.length === 0 || !row) return null;
-  const pending = pendingRows.map(toChange);
+/** Plans one customer's undo; `hold` reads the customer for writing (the real run). */
+async function planFor(db: Queryable, actor: Actor, target: UndoTarget, hold: Tx | null): Promise<{ row: CustomerTable; plan: UndoPlan } | null> {
+  const { keyId, customerId } = target;
+  const pending = await pendingChanges(db, keyId, customerId);
+  const row = hold ? await lockCustomer(hold, actor, customerId, { deleted: true }) : await findCustomerRow(db, actor, customerId);
+  if (pending.length === 0 || !row) return null;
   const history = await changesAfter(db, customerId, pending[pending.length - 1]!.customer_version);
-  const targets = [...new Set(history.flatMap((h) => (h.reverts ? [h.reverts] : [])))];
-  const revertedKeyOf = new Map<string, string | null>();
-  if (targets.length > 0) {
-    const rows = await db.selectFrom('change_log').select(['id', 'key_id']).where('id', 'in', targets).execute();
-    for (const r of rows) revertedKeyOf.set(r.id, r.key_id);
-  }
+  const revertedKeyOf = await keysOfChanges(db, [...new Set(history.flatMap((h) => (h.reverts ? [h.reverts] : [])))]);
   const plan = await planCustomerUndo({
     keyId,
-    state: await loadState(db, row),
+    state: { row: { ...row }, ...(await membershipsOf(db, customerId)) },
     pending,
     history,
     revertedKeyOf,
-    emailTaken: async (email) => (await emailOwner(db, scope, email, customerId)) !== null,
-    now: scope.clock(),
+    emailTaken: async (email) => (await emailOwner(db, actor, email, customerId)) !== null,
+    now: actor.clock(),
   });
   return { row, plan };
 }
 
-async function apply(tx: Queryable, scope: WriteScope, start: CustomerTable, plan: UndoPlan): Promise<void> {
-  const now = scope.clock();
-  let row = start;
+/** The write service: one customer's undo, applied, as a write of the pipeline. */
+async function undoCustomer(tx: Tx, actor: Actor, target: UndoTarget): Promise<Written<UndoPlan | null>> {
+  const planned = await planFor(tx, actor, target, tx);
+  if (!planned) return { value: null, changes: [] };
+  const { plan } = planned;
+  const now = actor.clock();
+  const changes: ChangeInput[] = [];
+  let row = planned.row;
   for (const op of plan.ops) {
     const set: Record<string, unknown> = {};
     for (const [field, value] of Object.entries(op.after)) {
-      if (field.startsWith('tag:')) await setTagLink(tx, scope.workspaceId, row.id, field.slice(4), value as TagLinkState | null);
-      else if (field.startsWith('list:')) await setListLink(tx, scope.workspaceId, row.id, field.slice(5), value as ListLinkState | null);
+      if (field.startsWith('tag:')) await setMembership(tx, 'tag', actor.workspaceId, row.id, field.slice(4), value as TagLinkState | null);
+      else if (field.startsWith('list:')) await setMembership(tx, 'list', actor.workspaceId, row.id, field.slice(5), value as ListLinkState | null);
       else set[field] = value;
     }
     try {
@@ -120,49 +79,28 @@ async function apply(tx: Queryable, scope: WriteScope, start: CustomerTable, pla
       if (isUniqueViolation(err)) throw new StaleWrite();
       throw err;
     }
-    await recordChange(tx, scope, now, {
-      action: op.action,
-      customerId: row.id,
-      version: row.version,
-      before: op.before,
-      after: op.after,
-      reverts: op.change.id,
-    });
+    changes.push({ at: now, action: op.action, customerId: row.id, version: row.version, before: op.before, after: op.after, reverts: op.change.id });
   }
   for (const [id, outcome] of plan.outcomes) {
-    const marked = await tx
-      .updateTable('change_log')
-      .set({ undone_at: now, undo_outcome: outcome })
-      .where('id', '=', id)
-      .where('undone_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(marked.numUpdatedRows) !== 1) throw new StaleWrite(); // another undo got there first
+    if (!(await markUndone(tx, id, now, outcome))) throw new StaleWrite(); // another undo got there first
   }
+  return { value: plan, changes };
 }
 
-export async function undoKeyChanges(db: Db, keyId: string, options: UndoOptions): Promise<UndoReport> {
+export async function undoKeyChanges(storage: { db: Db; engine: Engine }, keyId: string, options: UndoOptions): Promise<UndoReport> {
+  const { db } = storage;
   const key = isIdOf('key', keyId) ? await findKeyById(db, keyId) : null;
   if (!key) throw notFound(`No key ${keyId.slice(0, 64)}.`);
   // The undo writes in the key's workspace and mode, as the person who runs it.
-  const scope: WriteScope = {
-    workspaceId: key.workspaceId,
-    livemode: key.mode === 'live',
-    actor: options.by,
-    requestId: null,
-    clock: options.clock,
-  };
+  const actor = personActor(options.by.kind, options.by.id, { workspaceId: key.workspaceId, livemode: key.mode === 'live' }, options.clock);
+  const writes = new WritePipeline(db, storage.engine);
   const report: UndoReport = { reverted: 0, skipped: [] };
   for (const customerId of await customersChangedBy(db, keyId)) {
-    const result = options.dryRun
-      ? (await planFor(db, scope, keyId, customerId, false))?.plan
-      : await runWrite(db, {}, async (tx) => {
-          const planned = await planFor(tx, scope, keyId, customerId, true);
-          if (planned) await apply(tx, scope, planned.row, planned.plan);
-          return planned?.plan;
-        });
-    if (!result) continue;
-    report.reverted += [...result.outcomes.values()].filter((o) => o !== 'skipped').length;
-    report.skipped.push(...result.skipped);
+    const target = { keyId, customerId };
+    const plan = options.dryRun ? (await planFor(db, actor, target, null))?.plan : await writes.run(actor, undoCustomer, target);
+    if (!plan) continue;
+    report.reverted += [...plan.outcomes.values()].filter((o) => o !== 'skipped').length;
+    report.skipped.push(...plan.skipped);
   }
   return report;
 }

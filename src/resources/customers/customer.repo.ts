@@ -1,5 +1,6 @@
 import type { CustomerTable, Queryable } from '../../db/schema.ts';
-import { pageQuery, type PagePlan } from '../paging.ts';
+import type { PagePlan } from '../paging.model.ts';
+import { pageQuery } from '../paging.repo.ts';
 
 /** Scope of every customer query: workspace and mode (CONVENTIONS 4). */
 export interface CustomerScope {
@@ -36,14 +37,6 @@ function live(db: Queryable, scope: CustomerScope) {
 
 export async function findCustomer(db: Queryable, scope: CustomerScope, id: string): Promise<CustomerRow | undefined> {
   return live(db, scope).where('id', '=', id).executeTakeFirst();
-}
-
-export async function findCustomerByEmail(
-  db: Queryable,
-  scope: CustomerScope,
-  email: string,
-): Promise<CustomerRow | undefined> {
-  return live(db, scope).where('email', '=', email).executeTakeFirst();
 }
 
 export async function pageCustomers(

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdOf, Instant, Nullable, NullableEnum, NullableInstant, NullableString } from '../../http/schemas.ts';
+import { IdOf, Instant, Nullable, NullableEnum, NullableInstant, NullableString } from '../wire.schema.ts';
 
 /** SPEC "Customer": every field, in every response. */
 export const Customer = Type.Object({

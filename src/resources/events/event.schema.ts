@@ -8,7 +8,7 @@ import {
   NullableInstant,
   NullableInteger,
   NullableString,
-} from '../../http/schemas.ts';
+} from '../wire.schema.ts';
 
 /** One date of an event. Local date and time are null with a null `scheduled_at`. */
 const EventDate = Type.Object({

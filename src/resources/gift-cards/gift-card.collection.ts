@@ -1,5 +1,5 @@
-import type { DocCollection } from '../doc-collection.ts';
-import { anyEq } from '../doc-filters.ts';
+import { anyEq } from '../doc.repo.ts';
+import type { DocCollection } from '../doc.service.ts';
 import type { GiftCard } from './gift-card.schema.ts';
 
 type GiftCardFilterParams = {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/schema.ts';
-import { registerDocRoutes } from '../doc-routes.ts';
+import { registerDocRoutes } from '../doc.routes.ts';
 import { giftCards } from './gift-card.collection.ts';
 import { GiftCard, GiftCardFilters } from './gift-card.schema.ts';
 

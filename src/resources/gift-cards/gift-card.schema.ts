@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Cents, IdOf, Instant, Nullable, NullableInstant, NullableInteger, NullableString } from '../../http/schemas.ts';
+import { Cents, IdOf, Instant, Nullable, NullableInstant, NullableInteger, NullableString } from '../wire.schema.ts';
 
 const Movement = Type.Object({
   type: Nullable(Type.String({ description: 'For example issue, redeem, refund.' })),

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { keyOf } from '../../http/caller.ts';
 import { ErrorResponses } from '../../http/schemas.ts';
 import { KeyObject, toKeyObject } from './key.schema.ts';
 
@@ -13,6 +14,6 @@ export async function keyRoutes(app: FastifyInstance) {
         response: { 200: KeyObject, ...ErrorResponses },
       },
     },
-    async (request) => toKeyObject(request.scope!.key),
+    async (request) => toKeyObject(keyOf(request)),
   );
 }

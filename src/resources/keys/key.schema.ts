@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdOf, NullableInstant } from '../../http/schemas.ts';
+import { IdOf, NullableInstant } from '../wire.schema.ts';
 import { toInstant } from '../../lib/time.ts';
 import { COLLECTIONS, WRITES, type ApiKey } from './key.model.ts';
 

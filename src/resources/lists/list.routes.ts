@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/schema.ts';
-import { getColumnRow, listColumnRows } from '../column-collection.ts';
-import { registerReadRoutes } from '../read-routes.ts';
+import { getColumnRow, listColumnRows } from '../column.service.ts';
+import { registerReadRoutes } from '../read.routes.ts';
 import { lists } from './list.collection.ts';
 import { List } from './list.schema.ts';
 
@@ -12,7 +12,8 @@ export async function listRoutes(app: FastifyInstance, { db }: { db: Db }) {
     record: List,
     tag: 'Lists',
     summary: { list: 'List lists', get: 'Retrieve a list' },
-    list: (scope, query) => listColumnRows(db, lists, scope, query),
-    get: (scope, id) => getColumnRow(db, lists, scope, id),
+    filters: {},
+    list: (actor, query) => listColumnRows(db, lists, actor, query),
+    get: (actor, id) => getColumnRow(db, lists, actor, id),
   });
 }

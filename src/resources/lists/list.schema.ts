@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdOf, Instant, Nullable, NullableString } from '../../http/schemas.ts';
+import { IdOf, Instant, Nullable, NullableString } from '../wire.schema.ts';
 
 /** SPEC "List": a group of customers the venue sends to. */
 export const List = Type.Object({

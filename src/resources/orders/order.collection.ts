@@ -1,6 +1,7 @@
-import type { RequestScope } from '../../http/types.ts';
+import type { Actor } from '../actor.model.ts';
 import { maskEmail, maskPhone } from '../../lib/mask.ts';
-import { eq, type DocCollection } from '../doc-collection.ts';
+import { eq } from '../doc.repo.ts';
+import type { DocCollection } from '../doc.service.ts';
 import type { Order } from './order.schema.ts';
 
 type OrderFilterParams = {
@@ -11,8 +12,8 @@ type OrderFilterParams = {
 };
 
 /** DECISIONS "Keys": a contacts-masked key never sees billing email or phone in full. */
-function maskBilling(order: Order, scope: RequestScope): Order {
-  if (!scope.key.contactsMasked) return order;
+function maskBilling(order: Order, actor: Actor): Order {
+  if (!actor.contactsMasked) return order;
   const billing = order.billing_details;
   return {
     ...order,

@@ -8,7 +8,7 @@ import {
   NullableEnum,
   NullableInstant,
   NullableString,
-} from '../../http/schemas.ts';
+} from '../wire.schema.ts';
 
 export const ORDER_TYPES = ['booking', 'event', 'gift_card', 'pos'] as const;
 

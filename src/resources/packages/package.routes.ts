@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/schema.ts';
-import { registerDocRoutes } from '../doc-routes.ts';
+import { registerDocRoutes } from '../doc.routes.ts';
 import { packages } from './package.collection.ts';
 import { Package } from './package.schema.ts';
 

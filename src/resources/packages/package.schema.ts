@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdOf, Instant, LocalDate, Nullable, NullableInteger, NullableString } from '../../http/schemas.ts';
+import { IdOf, Instant, LocalDate, Nullable, NullableInteger, NullableString } from '../wire.schema.ts';
 import { bookableFields } from '../activities/activity.schema.ts';
 
 /** SPEC "Package": an activity's fields, a `base` price, and these additions. */

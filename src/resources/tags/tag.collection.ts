@@ -1,5 +1,5 @@
 import { toInstant } from '../../lib/time.ts';
-import type { ColumnCollection } from '../column-collection.ts';
+import type { ColumnCollection } from '../column.service.ts';
 import type { Tag } from './tag.schema.ts';
 
 export const tags: ColumnCollection<'tags', Tag> = {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/schema.ts';
-import { getColumnRow, listColumnRows } from '../column-collection.ts';
-import { registerReadRoutes } from '../read-routes.ts';
+import { getColumnRow, listColumnRows } from '../column.service.ts';
+import { registerReadRoutes } from '../read.routes.ts';
 import { tags } from './tag.collection.ts';
 import { Tag } from './tag.schema.ts';
 
@@ -13,7 +13,8 @@ export async function tagRoutes(app: FastifyInstance, { db }: { db: Db }) {
     record: Tag,
     tag: 'Tags',
     summary: { list: 'List tags', get: 'Retrieve a tag' },
-    list: (scope, query) => listColumnRows(db, tags, scope, query),
-    get: (scope, id) => getColumnRow(db, tags, scope, id),
+    filters: {},
+    list: (actor, query) => listColumnRows(db, tags, actor, query),
+    get: (actor, id) => getColumnRow(db, tags, actor, id),
   });
 }

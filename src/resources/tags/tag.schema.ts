@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdOf, Instant } from '../../http/schemas.ts';
+import { IdOf, Instant } from '../wire.schema.ts';
 
 /** DECISIONS "Lists and ids": a tag is {id, object: "tag", name, created_at, updated_at}. */
 export const Tag = Type.Object({

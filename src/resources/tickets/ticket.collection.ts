@@ -1,4 +1,5 @@
-import { eq, type DocCollection } from '../doc-collection.ts';
+import { eq } from '../doc.repo.ts';
+import type { DocCollection } from '../doc.service.ts';
 import type { Ticket } from './ticket.schema.ts';
 
 type TicketFilterParams = {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdOf, Instant, Nullable, NullableInstant, NullableString } from '../../http/schemas.ts';
+import { IdOf, Instant, Nullable, NullableInstant, NullableString } from '../wire.schema.ts';
 
 /** SPEC "Ticket": one place at an event date, sold on an order. */
 export const Ticket = Type.Object({

@@ -1,4 +1,4 @@
-import type { DocCollection } from '../doc-collection.ts';
+import type { DocCollection } from '../doc.service.ts';
 import type { Venue } from './venue.schema.ts';
 
 /** One copy for every key, live or test (SPEC "Conventions", Test data). */

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdOf, Instant, NullableString } from '../../http/schemas.ts';
+import { IdOf, Instant, NullableString } from '../wire.schema.ts';
 
 /** SPEC "Venue". */
 export const Venue = Type.Object(

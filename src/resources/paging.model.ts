@@ -1,8 +1,6 @@
-import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { invalid } from '../errors.ts';
 import { decodeCursor, encodeCursor, type CursorPosition } from '../lib/cursor.ts';
 import { parseInstantWithOffset } from '../lib/time.ts';
-import type { KeyLimits } from './keys/key.model.ts';
 
 /** The three parameters every list takes (SPEC "Rules common to all endpoints" 2). */
 export interface PageParams {
@@ -31,12 +29,12 @@ export function planPage(
   collection: string,
   params: PageParams,
   filters: Record<string, unknown>,
-  limits: Pick<KeyLimits, 'page_size_default' | 'page_size_max'>,
+  pageSize: { default: number; max: number },
 ): PagePlan {
-  const limit = params.limit ?? limits.page_size_default;
-  if (!Number.isInteger(limit) || limit < 1 || limit > limits.page_size_max) {
-    throw invalid(`limit must be a whole number from 1 to ${limits.page_size_max}.`, [
-      { field: 'limit', message: `must be from 1 to ${limits.page_size_max}` },
+  const limit = params.limit ?? pageSize.default;
+  if (!Number.isInteger(limit) || limit < 1 || limit > pageSize.max) {
+    throw invalid(`limit must be a whole number from 1 to ${pageSize.max}.`, [
+      { field: 'limit', message: `must be from 1 to ${pageSize.max}` },
     ]);
   }
   let updatedSince: number | null = null;
@@ -59,33 +57,6 @@ export function planPage(
     }
   }
   return { collection, filters: bound, limit, after, updatedSince };
-}
-
-/** `(created_at, id) < (t, id)`: the keyset step, a range on the page index. */
-function beforeCursor(table: string, after: CursorPosition): Expression<SqlBool> {
-  return sql<SqlBool>`(${sql.ref(`${table}.created_at`)}, ${sql.ref(`${table}.id`)}) < (${after.createdAt}, ${after.id})`;
-}
-
-/**
- * The keyset steps every list shares: rows changed since `updated_since`, after the cursor,
- * newest first by (created_at, id) (DECISIONS "Lists and ids"), one row past the page so
- * finishPage can tell whether there is more. `table` qualifies the columns, so the query
- * may join other tables.
- */
-export function pageQuery<DB, TB extends keyof DB, O>(
-  query: SelectQueryBuilder<DB, TB, O>,
-  table: string,
-  plan: PagePlan,
-): SelectQueryBuilder<DB, TB, O> {
-  let paged = query;
-  if (plan.updatedSince !== null) {
-    paged = paged.where(sql<SqlBool>`${sql.ref(`${table}.updated_at`)} >= ${plan.updatedSince}`);
-  }
-  if (plan.after) paged = paged.where(beforeCursor(table, plan.after));
-  return paged
-    .orderBy(sql.ref(`${table}.created_at`), 'desc')
-    .orderBy(sql.ref(`${table}.id`), 'desc')
-    .limit(plan.limit + 1);
 }
 
 /** Rows were fetched with limit + 1: the extra one only says there is more. */

@@ -2,8 +2,8 @@ import type { CountryCode } from 'libphonenumber-js';
 import type { CustomerTable } from '../../db/schema.ts';
 import { forbidden, invalid, type FieldError } from '../../errors.ts';
 import { isCalendarDate } from '../../lib/time.ts';
-import type { UpdateCustomerBody } from './customer.body.ts';
-import { toE164 } from './phone.ts';
+import type { UpdateCustomerBody } from './customer-body.schema.ts';
+import { toE164 } from './phone.model.ts';
 
 /** The customer columns a write may set, named as the database names them. */
 export const EDITABLE = [

@@ -1,9 +1,9 @@
-import { sql, type Expression } from 'kysely';
+import { sql, type Expression, type Transaction } from 'kysely';
 import type { Engine } from '../db/dialects/types.ts';
 import { filterColumnNames, fromApiRecord, toDocRow, type DocTable } from '../db/doc-rows.ts';
-import type { CustomerListTable, CustomerTable, CustomerTagTable, Queryable } from '../db/schema.ts';
+import type { CustomerListTable, CustomerTable, CustomerTagTable, Database, Queryable } from '../db/schema.ts';
 import type { Customer } from '../resources/customers/customer.schema.ts';
-import { holdCustomers, linksOf, logImportedCustomers, type ImportedCustomer } from './customer-log.ts';
+import { group, logImportedCustomers, type CustomerLinks, type ImportedCustomer } from './customer-log.ts';
 import type { TableName } from './record-kinds.ts';
 
 /**
@@ -124,7 +124,7 @@ async function insertAll(db: Queryable, engine: Engine, table: 'customer_tags' |
  * written gets its change-log row in this same transaction (DECISIONS "Change log and
  * undo"): an undo then sees the import as a later change by someone else.
  */
-export async function writeCustomers(db: Queryable, engine: Engine, workspaceId: string, records: Customer[], at: number) {
+export async function writeCustomers(db: Transaction<Database>, engine: Engine, workspaceId: string, records: Customer[], at: number) {
   if (records.length === 0) return;
   const ids = records.map((c) => c.id);
   // Held until commit: nobody changes them between this read and the write below.
@@ -164,4 +164,43 @@ export async function writeCustomers(db: Queryable, engine: Engine, workspaceId:
   const byId = new Map(rows.map((r) => [r.id, r]));
   const imported: ImportedCustomer[] = mineIds.map((id) => ({ row: byId.get(id)!, version: versions.get(id)! }));
   await logImportedCustomers(db, engine, { workspaceId, at }, imported, stored, linksBefore, { tags, lists });
+}
+
+const BATCH = 500;
+
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += BATCH) out.push(items.slice(i, i + BATCH));
+  return out;
+}
+
+/**
+ * Reads the stored customers the batch names and holds their rows until the transaction
+ * ends (an UPDATE that changes nothing takes the row lock on PostgreSQL; SQLite's write
+ * transaction is already the only one), so what the log says they were is what was replaced.
+ */
+export async function holdCustomers(tx: Queryable, workspaceId: string, ids: string[]): Promise<Map<string, CustomerTable>> {
+  const held = new Map<string, CustomerTable>();
+  for (const part of chunks([...ids].sort())) {
+    const rows = await tx
+      .updateTable('customers')
+      .set((eb) => ({ version: eb.ref('version') }))
+      .where('workspace_id', '=', workspaceId)
+      .where('id', 'in', part)
+      .returningAll()
+      .execute();
+    for (const r of rows) held.set(r.id, r);
+  }
+  return held;
+}
+
+/** The customers' tag and list memberships as they are now. */
+export async function linksOf(tx: Queryable, workspaceId: string, ids: string[]): Promise<Map<string, CustomerLinks>> {
+  const tags: CustomerTagTable[] = [];
+  const lists: CustomerListTable[] = [];
+  for (const part of chunks(ids)) {
+    tags.push(...(await tx.selectFrom('customer_tags').selectAll().where('workspace_id', '=', workspaceId).where('customer_id', 'in', part).execute()));
+    lists.push(...(await tx.selectFrom('customer_lists').selectAll().where('workspace_id', '=', workspaceId).where('customer_id', 'in', part).execute()));
+  }
+  return group(tags, lists);
 }

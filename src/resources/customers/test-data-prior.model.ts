@@ -1,6 +1,5 @@
-import type { Queryable } from '../../db/schema.ts';
-import { canonicalJson } from '../../http/idempotency.store.ts';
-import { toChange } from '../changes/change-log.repo.ts';
+import { sameJson } from '../../lib/canonical-json.ts';
+import type { Change } from '../changes/change-log.repo.ts';
 
 /**
  * What a membership that test keys added replaced (SPEC "Behaviour rules" 9: anything staff
@@ -11,35 +10,21 @@ import { toChange } from '../changes/change-log.repo.ts';
  * made that one. Null means "not a member": the membership goes. Tags hold no status, and a
  * tag is only ever added where there was none, so for them this is always null.
  */
-const same = (a: unknown, b: unknown) => canonicalJson(a ?? null) === canonicalJson(b ?? null);
-
 function addedByTestKey(state: unknown, testKeys: Set<string>): boolean {
   const by = (state as { added_by_key_id?: unknown } | null)?.added_by_key_id;
   return typeof by === 'string' && testKeys.has(by);
 }
 
-export async function stateBeforeTestKeys(
-  tx: Queryable,
-  customerId: string,
+/** `adds`: the test keys' membership adds to this customer, newest first (change-log.repo membershipAddsBy). */
+export function stateBeforeTestKeys(
+  adds: Change[],
   field: `tag:${string}` | `list:${string}`,
   current: unknown,
   testKeys: Set<string>,
-): Promise<unknown> {
-  const adds = (
-    await tx
-      .selectFrom('change_log')
-      .selectAll()
-      .where('object_id', '=', customerId)
-      .where('action', 'in', ['customer.tag_add', 'customer.list_add'])
-      .where('key_id', 'in', [...testKeys])
-      .orderBy('customer_version', 'desc')
-      .execute()
-  )
-    .map(toChange)
-    .filter((c) => c.after !== null && field in c.after);
+): unknown {
   let state = current;
   for (const add of adds) {
-    if (!same(add.after![field], state)) continue;
+    if (add.after === null || !(field in add.after) || !sameJson(add.after[field], state)) continue;
     const before = add.before?.[field] ?? null;
     if (!addedByTestKey(before, testKeys)) return before;
     state = before;

@@ -1,5 +1,4 @@
 import { getCountries, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
-import type { Queryable } from '../../db/schema.ts';
 
 /**
  * Phone numbers (DECISIONS "Customers"): any readable number, parsed with the workspace's
@@ -24,19 +23,4 @@ export function countryCode(raw: string | null | undefined): CountryCode | null 
     namesToCodes = new Map(getCountries().map((c) => [(names.of(c) ?? c).toLowerCase(), c]));
   }
   return namesToCodes.get(text.toLowerCase()) ?? null;
-}
-
-/** The workspace's default country: the `address.country` of its first venue. */
-export async function workspaceCountry(db: Queryable, workspaceId: string): Promise<CountryCode | null> {
-  const venue = await db
-    .selectFrom('venues')
-    .select('data')
-    .where('workspace_id', '=', workspaceId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-  if (!venue) return null;
-  const data = JSON.parse(venue.data) as { address?: { country?: string | null } };
-  return countryCode(data.address?.country);
 }

@@ -1,9 +1,9 @@
 import type { Queryable } from '../../db/schema.ts';
 import { notFound } from '../../errors.ts';
-import type { RequestScope } from '../../http/types.ts';
 import { isIdOf } from '../../lib/ids.ts';
-import { finishPage, planPage, type Page, type PageParams } from '../paging.ts';
-import { toCustomers } from './customer.mapper.ts';
+import type { Actor } from '../actor.model.ts';
+import { finishPage, planPage, type Page, type PageParams } from '../paging.model.ts';
+import { toCustomers } from './customer-record.model.ts';
 import { findCustomer, loadMemberships, pageCustomers } from './customer.repo.ts';
 import type { Customer } from './customer.schema.ts';
 
@@ -12,37 +12,27 @@ export interface CustomerListParams extends PageParams {
   email?: string;
 }
 
-export async function listCustomers(
-  db: Queryable,
-  scope: RequestScope,
-  params: CustomerListParams,
-  now = Date.now(),
-): Promise<Page<Customer>> {
+export async function listCustomers(db: Queryable, actor: Actor, params: CustomerListParams): Promise<Page<Customer>> {
   // Exact look-up, any case (SPEC "Read endpoints"); works for masked keys too.
   const email = params.email === undefined ? undefined : params.email.trim().toLowerCase();
-  const plan = planPage('customers', params, { email: email ?? null }, scope.key.limits);
-  const rows = await pageCustomers(db, scope, plan, email);
+  const plan = planPage('customers', params, { email: email ?? null }, actor.pageSize);
+  const rows = await pageCustomers(db, actor, plan, email);
   const shown = rows.slice(0, plan.limit);
   const memberships = await loadMemberships(
     db,
-    scope.workspaceId,
+    actor.workspaceId,
     shown.map((r) => r.id),
   );
-  const records = toCustomers(shown, memberships, { masked: scope.key.contactsMasked, now });
+  const records = toCustomers(shown, memberships, { masked: actor.contactsMasked, now: actor.clock() });
   const byId = new Map(records.map((r) => [r.id, r]));
   return finishPage(plan, rows, (row) => byId.get(row.id)!);
 }
 
-export async function getCustomer(
-  db: Queryable,
-  scope: RequestScope,
-  id: string,
-  now = Date.now(),
-): Promise<{ record: Customer; version: string }> {
+export async function getCustomer(db: Queryable, actor: Actor, id: string): Promise<{ record: Customer; version: string }> {
   if (!isIdOf('customer', id)) throw notFound(`No customer ${id.slice(0, 64)}.`);
-  const row = await findCustomer(db, scope, id);
+  const row = await findCustomer(db, actor, id);
   if (!row) throw notFound(`No customer ${id}.`);
-  const memberships = await loadMemberships(db, scope.workspaceId, [id]);
-  const [record] = toCustomers([row], memberships, { masked: scope.key.contactsMasked, now });
+  const memberships = await loadMemberships(db, actor.workspaceId, [id]);
+  const [record] = toCustomers([row], memberships, { masked: actor.contactsMasked, now: actor.clock() });
   return { record: record!, version: String(row.version) };
 }

@@ -1,6 +1,6 @@
 import type { CustomerTable } from '../../db/schema.ts';
-import { canonicalJson } from '../../http/idempotency.store.ts';
-import type { ListLinkState, TagLinkState } from '../customers/customer.write-repo.ts';
+import { sameJson } from '../../lib/canonical-json.ts';
+import type { ListLinkState, TagLinkState } from '../customers/membership.repo.ts';
 import type { Change, ChangeAction, FieldMap } from './change-log.repo.ts';
 
 /**
@@ -96,8 +96,6 @@ export function writeField(state: CustomerState, field: string, value: unknown):
   else (state.row as unknown as Record<string, unknown>)[field] = value;
 }
 
-const same = (a: unknown, b: unknown) => canonicalJson(a ?? null) === canonicalJson(b ?? null);
-
 /** Who wrote without logging, as `by` names it: nobody the log knows. */
 export const UNLOGGED = 'unlogged';
 
@@ -172,7 +170,7 @@ export async function planCustomerUndo(input: UndoPlanInput): Promise<UndoPlan> 
       for (const field of fields) {
         const by = blocker(change, field);
         if (by) blocked(by, field);
-        else if (!same(readField(state, field), change.after?.[field])) skip('value_differs', field);
+        else if (!sameJson(readField(state, field), change.after?.[field])) skip('value_differs', field);
         else after[field] = change.before?.[field] ?? null;
       }
     }

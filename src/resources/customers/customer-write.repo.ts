@@ -1,5 +1,6 @@
-import type { CustomerListTable, CustomerTable, CustomerTagTable, Queryable } from '../../db/schema.ts';
-import { StaleWrite } from '../../db/write-tx.ts';
+import type { Transaction } from 'kysely';
+import type { CustomerTable, Database, Queryable } from '../../db/schema.ts';
+import { StaleWrite } from '../../db/stale-write.ts';
 import type { CustomerScope } from './customer.repo.ts';
 
 /**
@@ -28,7 +29,7 @@ export async function findCustomerRow(db: Queryable, scope: CustomerScope, id: s
  * `deleted: true` finds a deleted customer too (undo restores them).
  */
 export async function lockCustomer(
-  tx: Queryable,
+  tx: Transaction<Database>,
   scope: CustomerScope,
   id: string,
   options: { deleted?: boolean } = {},
@@ -44,7 +45,7 @@ export async function lockCustomer(
 }
 
 /** Inserts unless a unique index refuses (the email is taken): answers whether it did. */
-export async function insertCustomer(tx: Queryable, row: CustomerTable): Promise<boolean> {
+export async function insertCustomer(tx: Transaction<Database>, row: CustomerTable): Promise<boolean> {
   const result = await tx
     .insertInto('customers')
     .values(row)
@@ -55,7 +56,7 @@ export async function insertCustomer(tx: Queryable, row: CustomerTable): Promise
 
 /** Sets `set` and moves the version on by one; throws StaleWrite when the row moved first. */
 export async function bumpCustomer(
-  tx: Queryable,
+  tx: Transaction<Database>,
   row: CustomerTable,
   now: number,
   set: CustomerSet = {},
@@ -86,71 +87,4 @@ export async function emailOwner(
     .where('deleted_at', 'is', null);
   if (exceptId) query = query.where('id', '!=', exceptId);
   return (await query.executeTakeFirst())?.id ?? null;
-}
-
-/** Whether the tag or list is one of the workspace's (they are made there, not through the API). */
-export async function vocabularyExists(db: Queryable, table: 'tags' | 'lists', workspaceId: string, id: string): Promise<boolean> {
-  const row = await db
-    .selectFrom(table as 'tags')
-    .select('id')
-    .where('id', '=', id)
-    .where('workspace_id', '=', workspaceId)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-export type TagLinkState = Pick<CustomerTagTable, 'added_at' | 'added_by_key_id'>;
-export type ListLinkState = Pick<CustomerListTable, 'status' | 'added_at' | 'unsubscribed_at' | 'added_by_key_id'>;
-
-export async function getTagLink(db: Queryable, customerId: string, tagId: string): Promise<TagLinkState | null> {
-  const row = await db
-    .selectFrom('customer_tags')
-    .select(['added_at', 'added_by_key_id'])
-    .where('customer_id', '=', customerId)
-    .where('tag_id', '=', tagId)
-    .executeTakeFirst();
-  return row ?? null;
-}
-
-/** Makes the membership match `state` (null: not a member). */
-export async function setTagLink(
-  tx: Queryable,
-  workspaceId: string,
-  customerId: string,
-  tagId: string,
-  state: TagLinkState | null,
-): Promise<void> {
-  await tx.deleteFrom('customer_tags').where('customer_id', '=', customerId).where('tag_id', '=', tagId).execute();
-  if (state) {
-    await tx
-      .insertInto('customer_tags')
-      .values({ workspace_id: workspaceId, customer_id: customerId, tag_id: tagId, ...state })
-      .execute();
-  }
-}
-
-export async function getListLink(db: Queryable, customerId: string, listId: string): Promise<ListLinkState | null> {
-  const row = await db
-    .selectFrom('customer_lists')
-    .select(['status', 'added_at', 'unsubscribed_at', 'added_by_key_id'])
-    .where('customer_id', '=', customerId)
-    .where('list_id', '=', listId)
-    .executeTakeFirst();
-  return row ?? null;
-}
-
-export async function setListLink(
-  tx: Queryable,
-  workspaceId: string,
-  customerId: string,
-  listId: string,
-  state: ListLinkState | null,
-): Promise<void> {
-  await tx.deleteFrom('customer_lists').where('customer_id', '=', customerId).where('list_id', '=', listId).execute();
-  if (state) {
-    await tx
-      .insertInto('customer_lists')
-      .values({ workspace_id: workspaceId, customer_id: customerId, list_id: listId, ...state })
-      .execute();
-  }
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, NullableEnum } from '../../http/schemas.ts';
+import { Nullable, NullableEnum } from '../wire.schema.ts';
 
 /**
  * Request bodies of the customer writes (SPEC "Customer body fields"). Strict: an unknown

@@ -1,0 +1,57 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, toProblem } from '../errors.ts';
+import type { StoredAnswer } from '../resources/writes/idempotency.model.ts';
+import type { WriteService } from '../resources/writes/write.pipeline.ts';
+import { actorOf } from './caller.ts';
+
+/** How a route shows a write's value: the body, and headers such as the ETag. */
+export interface Presented {
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface WriteRoute<I, T> {
+  service: WriteService<I, T>;
+  input: I;
+  /** 200, or 201 for a create. */
+  status: number;
+  present(value: T): Presented;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
+
+/**
+ * Runs a write through the pipeline and answers it. A POST's answer is rendered to text
+ * inside the write's transaction, stored, and sent as that same text, so a replay is byte
+ * for byte what the first request got (DECISIONS "Idempotency").
+ */
+export async function answerWrite<I, T>(request: FastifyRequest, reply: FastifyReply, route: WriteRoute<I, T>): Promise<FastifyReply> {
+  const { writes, errorsUrl } = request.server;
+  const actor = actorOf(request);
+  const claim = request.idempotency;
+  if (!claim) {
+    const { body, headers } = route.present(await writes.run(actor, route.service, route.input));
+    return reply.code(route.status).headers(headers ?? {}).send(body);
+  }
+  // The route's own serialiser for this status, taken out here so the pipeline gets a plain function.
+  const serialize = reply.getSerializationFunction(String(route.status)) ?? JSON.stringify;
+  const outcome = await writes.runIdempotent(actor, route.service, route.input, {
+    claim,
+    answer: (value): StoredAnswer => {
+      const { body, headers } = route.present(value);
+      return { status: route.status, contentType: JSON_TYPE, headers: headers ?? {}, body: serialize(body) };
+    },
+    refusal: (err: ApiError): StoredAnswer => ({
+      status: err.status,
+      contentType: PROBLEM_TYPE,
+      headers: err.options.headers ?? {},
+      body: JSON.stringify(toProblem(err, errorsUrl, request.id)),
+    }),
+  });
+  const { answer } = outcome;
+  // The body is the stored one byte for byte, so its request_id is the first request's;
+  // Original-Request (Stripe's name) says so beside this request's own Request-Id.
+  if (outcome.replayed) reply.header('Idempotent-Replayed', 'true').header('Original-Request', outcome.originalRequestId);
+  return reply.code(answer.status).headers(answer.headers).type(answer.contentType).send(answer.body);
+}

@@ -1,0 +1,160 @@
+import type { CustomerTable } from '../../db/schema.ts';
+import { isUniqueViolation } from '../../db/unique-violation.ts';
+import { ApiError, conflict, invalid, notFound } from '../../errors.ts';
+import { isIdOf, newId } from '../../lib/ids.ts';
+import { actorKeyId, type Actor } from '../actor.model.ts';
+import { firstVenueCountry } from '../venues/venue.repo.ts';
+import type { Tx, Written } from '../writes/write.pipeline.ts';
+import type { CreateCustomerBody, UpdateCustomerBody } from './customer-body.schema.ts';
+import { changedColumns, EDITABLE, toCustomerPatch, todayUtc, type CustomerPatch } from './customer-input.model.ts';
+import { toCustomers } from './customer-record.model.ts';
+import { loadMemberships } from './customer.repo.ts';
+import type { Customer } from './customer.schema.ts';
+import { bumpCustomer, emailOwner, insertCustomer, lockCustomer } from './customer-write.repo.ts';
+import { countryCode } from './phone.model.ts';
+
+/** Create, update and delete a customer (SPEC "Behaviour rules" 1-5), as write services. */
+export interface CustomerResult {
+  record: Customer;
+  version: string;
+}
+
+export interface DeletedCustomer {
+  id: string;
+  object: 'customer';
+  deleted: true;
+}
+
+const EMAIL_TAKEN = 'Another customer already has this email. Look it up with GET /customers?email= first.';
+
+/** The customer as the actor may see it, with the version for its ETag. */
+export async function presentCustomer(tx: Tx, actor: Actor, row: CustomerTable): Promise<CustomerResult> {
+  const memberships = await loadMemberships(tx, actor.workspaceId, [row.id]);
+  const [record] = toCustomers([row], memberships, { masked: actor.contactsMasked, now: actor.clock() });
+  return { record: record!, version: String(row.version) };
+}
+
+export function pickEditable(row: Pick<CustomerTable, (typeof EDITABLE)[number]>): Record<string, unknown> {
+  return Object.fromEntries(EDITABLE.map((c) => [c, row[c]]));
+}
+
+async function patchFrom(tx: Tx, actor: Actor, body: UpdateCustomerBody): Promise<CustomerPatch> {
+  // DECISIONS "Customers": a phone is read with the workspace's default country, its first venue's.
+  const country = body.phone ? countryCode(await firstVenueCountry(tx, actor.workspaceId)) : null;
+  return toCustomerPatch(body, { today: todayUtc(actor.clock()), defaultCountry: country });
+}
+
+const EMPTY: Omit<Pick<CustomerTable, (typeof EDITABLE)[number]>, 'first_name'> = {
+  last_name: null,
+  nickname: null,
+  email: null,
+  phone: null,
+  date_of_birth: null,
+  company: null,
+  gender: null,
+  adult: null,
+  marketing_consent: 0,
+  how_heard_about_us: null,
+  address_line1: null,
+  address_line2: null,
+  address_suburb: null,
+  address_state: null,
+  address_postcode: null,
+  address_country: null,
+};
+
+export async function createCustomer(tx: Tx, actor: Actor, body: CreateCustomerBody): Promise<Written<CustomerResult>> {
+  const patch = await patchFrom(tx, actor, body);
+  const first_name = patch.first_name;
+  if (first_name === undefined) throw invalid('first_name: is required', [{ field: 'first_name', message: 'is required' }]);
+  const now = actor.clock();
+  if (patch.email && (await emailOwner(tx, actor, patch.email))) throw conflict(EMAIL_TAKEN);
+  const row: CustomerTable = {
+    id: newId('customer'),
+    workspace_id: actor.workspaceId,
+    livemode: actor.livemode ? 1 : 0,
+    ...EMPTY,
+    ...patch,
+    first_name,
+    member: 0,
+    member_tier: null,
+    version: 1,
+    created_by_key_id: actorKeyId(actor),
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+  };
+  // The unique index settles a race the check above cannot see (PostgreSQL).
+  if (!(await insertCustomer(tx, row))) throw conflict(EMAIL_TAKEN);
+  return {
+    value: await presentCustomer(tx, actor, row),
+    changes: [{ at: now, action: 'customer.create', customerId: row.id, version: 1, before: null, after: pickEditable(row) }],
+  };
+}
+
+/** If-Match as the edge parsed it: the versions listed, "*" (any current version) or null (absent). */
+export type IfMatch = string[] | '*' | null;
+
+export interface UpdateCustomerInput {
+  id: string;
+  body: UpdateCustomerBody;
+  ifMatch: IfMatch;
+}
+
+export async function updateCustomer(tx: Tx, actor: Actor, input: UpdateCustomerInput): Promise<Written<CustomerResult>> {
+  const { id, body, ifMatch } = input;
+  if (!isIdOf('customer', id)) throw notFound(`No customer ${id.slice(0, 64)}.`);
+  const patch = await patchFrom(tx, actor, body);
+  const row = await lockCustomer(tx, actor, id);
+  if (!row) throw notFound(`No customer ${id}.`);
+  // SPEC "Behaviour rules" 4: a stale If-Match writes nothing.
+  if (ifMatch !== null && ifMatch !== '*' && !ifMatch.includes(String(row.version))) {
+    throw new ApiError('precondition_failed', `The customer is at version ${row.version}; read it again, re-check, then retry.`);
+  }
+  // SPEC "Behaviour rules" 3: once set, email and phone cannot change or be cleared here.
+  for (const field of ['email', 'phone'] as const) {
+    if (patch[field] !== undefined && row[field] !== null && patch[field] !== row[field]) {
+      throw conflict(`The customer's ${field} is set and cannot be changed or cleared through this API.`);
+    }
+  }
+  const changed = changedColumns(row, patch);
+  if (changed.length === 0) return { value: await presentCustomer(tx, actor, row), changes: [] };
+  if (changed.includes('email') && (await emailOwner(tx, actor, patch.email!, row.id))) throw conflict(EMAIL_TAKEN);
+  const set = Object.fromEntries(changed.map((c) => [c, patch[c]]));
+  const now = actor.clock();
+  let updated: CustomerTable;
+  try {
+    updated = await bumpCustomer(tx, row, now, set);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(EMAIL_TAKEN);
+    throw err;
+  }
+  const before = Object.fromEntries(changed.map((c) => [c, row[c]]));
+  return {
+    value: await presentCustomer(tx, actor, updated),
+    changes: [{ at: now, action: 'customer.update', customerId: id, version: updated.version, before, after: set }],
+  };
+}
+
+/** SPEC "Behaviour rules" 5: the customer goes; bookings, orders and tickets keep its id. */
+export async function deleteCustomer(tx: Tx, actor: Actor, input: { id: string }): Promise<Written<DeletedCustomer>> {
+  const { id } = input;
+  if (!isIdOf('customer', id)) throw notFound(`No customer ${id.slice(0, 64)}.`);
+  const row = await lockCustomer(tx, actor, id);
+  if (!row) throw notFound(`No customer ${id}.`);
+  const now = actor.clock();
+  const updated = await bumpCustomer(tx, row, now, { deleted_at: now });
+  return {
+    value: { id, object: 'customer', deleted: true },
+    changes: [
+      {
+        at: now,
+        action: 'customer.delete',
+        customerId: id,
+        version: updated.version,
+        before: { deleted_at: null },
+        after: { deleted_at: now },
+      },
+    ],
+  };
+}

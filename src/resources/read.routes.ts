@@ -1,0 +1,66 @@
+import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { etagOf, notModified } from '../http/etag.ts';
+import { ErrorResponses, IdParams } from '../http/schemas.ts';
+import { actorOf } from '../http/caller.ts';
+import type { Actor } from './actor.model.ts';
+import type { Collection } from './keys/key.model.ts';
+import type { Page } from './paging.model.ts';
+import { ListEnvelope, PageQuery } from './wire.schema.ts';
+
+/**
+ * The query of a list, the common three (SPEC "Rules common to all endpoints" 2) and its
+ * own filters, as the TypeBox type provider hands it to the handler (`[T] extends [undefined]`
+ * is how Fastify resolves a part no schema declares; here one always does).
+ */
+export type ListQuery<F extends TProperties> = Provided<Static<TObject<typeof PageQuery & F>>>;
+type Provided<T> = [T] extends [undefined] ? unknown : T;
+
+export interface ReadRoutesOptions<F extends TProperties> {
+  path: string;
+  collection: Collection;
+  /** The record's schema: what a retrieve answers and a list's `data` holds. */
+  record: TObject;
+  /** Filters beyond the common three, as TypeBox properties (all optional). */
+  filters: F;
+  tag: string;
+  summary: { list: string; get: string };
+  list: (actor: Actor, query: ListQuery<F>) => Promise<Page<Record<string, unknown>>>;
+  get: (actor: Actor, id: string) => Promise<{ record: Record<string, unknown>; version: string }>;
+}
+
+/** GET /<collection> and GET /<collection>/{id} over any list and get functions. */
+export function registerReadRoutes<F extends TProperties>(instance: FastifyInstance, options: ReadRoutesOptions<F>): void {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { path, collection, record, filters, tag, summary } = options;
+  const access = { kind: 'read' as const, collection };
+  const query = Type.Object({ ...PageQuery, ...filters }, { additionalProperties: false }) as TObject<typeof PageQuery & F>;
+  app.get(
+    path,
+    {
+      config: { access },
+      schema: { tags: [tag], summary: summary.list, querystring: query, response: { 200: ListEnvelope(record), ...ErrorResponses } },
+    },
+    async (request) => options.list(actorOf(request), request.query),
+  );
+  app.get(
+    `${path}/:id`,
+    {
+      config: { access },
+      schema: {
+        tags: [tag],
+        summary: summary.get,
+        params: IdParams,
+        response: { 200: record, 304: Type.Null({ description: 'Not modified' }), ...ErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { record: found, version } = await options.get(actorOf(request), request.params.id);
+      reply.header('ETag', etagOf(version));
+      // 304 has no body (RFC 9110); the schema's null is what the document shows for it.
+      if (notModified(request.headers['if-none-match'], version)) return reply.code(304).send(null);
+      return found;
+    },
+  );
+}

@@ -1,0 +1,147 @@
+import type { Transaction } from 'kysely';
+import type { Engine } from '../../db/dialects/types.ts';
+import type { Database, Db, IdempotencyKeyTable } from '../../db/schema.ts';
+import { StaleWrite } from '../../db/stale-write.ts';
+import { ApiError, TransientConflict } from '../../errors.ts';
+import type { Actor } from '../actor.model.ts';
+import { changeRow, insertChangeRows, type ChangeInput } from '../changes/change-log.repo.ts';
+import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
+import { dropExpiredAnswer, findAnswer, saveAnswer } from './idempotency.repo.ts';
+
+/**
+ * The one way a write happens (CONVENTIONS 5): one transaction holding the change, its
+ * change-log rows and, for a POST, the claim on its Idempotency-Key and the answer stored
+ * for it, so a crash leaves all or nothing; run again on fresh reads when a concurrent
+ * write won a race on the same customer (StaleWrite). A service is a plain function of
+ * (transaction, actor, input) and knows nothing of keys, replies or HTTP.
+ */
+export type Tx = Transaction<Database>;
+
+/** What a write service answers: its value, and the changes it made for the change log. */
+export interface Written<T> {
+  value: T;
+  changes: ChangeInput[];
+}
+
+export type WriteService<I, T> = (tx: Tx, actor: Actor, input: I) => Promise<Written<T>>;
+
+/** How an idempotent write's answers are rendered: inside its transaction, then stored as sent. */
+export interface IdempotentWrite<T> {
+  claim: IdempotencyClaim;
+  /** The answer to the service's value. */
+  answer(value: T): StoredAnswer;
+  /** The answer to a refusal the request itself earned (a 404, a 409): kept like a success. */
+  refusal(err: ApiError): StoredAnswer;
+}
+
+/** A write's answer: made now, or replayed from the first request with the same key. */
+export type Answered =
+  | { replayed: false; answer: StoredAnswer }
+  | { replayed: true; answer: StoredAnswer; originalRequestId: string };
+
+const ATTEMPTS = 5;
+const STILL_RUNNING = 'A request with this Idempotency-Key is still running; retry after it has been answered.';
+
+/** Which failures are the request's own answer (DECISIONS "Idempotency"): not validation, not transient. */
+function storable(err: unknown): err is ApiError {
+  if (!(err instanceof ApiError) || err instanceof TransientConflict) return false;
+  return err.status >= 400 && err.status < 500 && err.code !== 'invalid_request';
+}
+
+function replay(claim: IdempotencyClaim, row: IdempotencyKeyTable): Answered {
+  if (row.fingerprint !== claim.fingerprint) {
+    throw new ApiError(
+      'idempotency_mismatch',
+      'This Idempotency-Key was used for another request (method, path or body); use a new key for a new request.',
+    );
+  }
+  const answer: StoredAnswer = {
+    status: row.status_code,
+    contentType: row.content_type,
+    headers: JSON.parse(row.headers) as Record<string, string>,
+    body: row.body,
+  };
+  return { replayed: true, answer, originalRequestId: row.request_id };
+}
+
+export class WritePipeline {
+  /** Keys held by requests of this process; other processes are kept out by a transaction lock. */
+  private readonly inFlight = new Set<string>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly engine: Engine,
+  ) {}
+
+  /** Runs a write in one transaction with its change-log rows, again on a lost race. */
+  async run<I, T>(actor: Actor, service: WriteService<I, T>, input: I): Promise<T> {
+    return this.retrying(() => this.db.transaction().execute((tx) => this.apply(tx, actor, service, input)));
+  }
+
+  /**
+   * A POST (SPEC "Rules common to all endpoints" 4, DECISIONS "Idempotency"): the first
+   * request with a key runs and its answer is stored in the write's own transaction; a
+   * later one gets that answer again; one that comes while the first runs is a 409.
+   */
+  async runIdempotent<I, T>(actor: Actor, service: WriteService<I, T>, input: I, write: IdempotentWrite<T>): Promise<Answered> {
+    const { claim } = write;
+    const lock = `idempotency\n${claim.keyId}\n${claim.key}`;
+    if (this.inFlight.has(lock)) throw new TransientConflict(STILL_RUNNING);
+    this.inFlight.add(lock);
+    try {
+      const earlier = await findAnswer(this.db, claim, actor.clock());
+      if (earlier) return replay(claim, earlier);
+      try {
+        const outcome = await this.retrying(() =>
+          this.db.transaction().execute(async (tx) => {
+            const stored = await this.claim(tx, claim, lock, actor.clock());
+            if (stored) return { stored };
+            const answer = write.answer(await this.apply(tx, actor, service, input));
+            await saveAnswer(tx, claim, answer, actor.clock());
+            return { answer };
+          }),
+        );
+        return outcome.stored ? replay(claim, outcome.stored) : { replayed: false, answer: outcome.answer };
+      } catch (err) {
+        if (!storable(err)) throw err;
+        // The write rolled back; its refusal is stored on its own, under the same claim.
+        const answer = write.refusal(err);
+        const stored = await this.db.transaction().execute(async (tx) => {
+          const found = await this.claim(tx, claim, lock, actor.clock());
+          if (!found) await saveAnswer(tx, claim, answer, actor.clock());
+          return found;
+        });
+        return stored ? replay(claim, stored) : { replayed: false, answer };
+      }
+    } finally {
+      this.inFlight.delete(lock);
+    }
+  }
+
+  /** Holds the key for this transaction; answers what another process stored meanwhile. */
+  private async claim(tx: Tx, claim: IdempotencyClaim, lock: string, now: number): Promise<IdempotencyKeyTable | undefined> {
+    if (!(await this.engine.tryTransactionLock(tx, lock))) throw new TransientConflict(STILL_RUNNING);
+    await dropExpiredAnswer(tx, claim, now);
+    return findAnswer(tx, claim, now);
+  }
+
+  private async apply<I, T>(tx: Tx, actor: Actor, service: WriteService<I, T>, input: I): Promise<T> {
+    const { value, changes } = await service(tx, actor, input);
+    await insertChangeRows(
+      tx,
+      changes.map((change) => changeRow(actor, change)),
+    );
+    return value;
+  }
+
+  private async retrying<R>(attempt: () => Promise<R>): Promise<R> {
+    for (let n = 1; ; n++) {
+      try {
+        return await attempt();
+      } catch (err) {
+        if (!(err instanceof StaleWrite)) throw err;
+        if (n >= ATTEMPTS) throw new TransientConflict('The customer kept changing while this request ran; retry it.');
+      }
+    }
+  }
+}

@@ -1,0 +1,108 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The house rule (README "Project layout", CONVENTIONS "The house"): dependencies point one
+ * way, cli / server -> app -> HTTP edge (http/, route files, ops/) -> services ->
+ * repositories -> db. Checked on the import statements of every file under src/.
+ */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const SRC = join(ROOT, 'src');
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return filesUnder(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Every module a file names: static imports and re-exports, and dynamic import(). */
+function specifiers(source: string): string[] {
+  const found: string[] = [];
+  const patterns = [/^\s*(?:import|export)\s[^;]*?\sfrom\s+['"]([^'"]+)['"]/gms, /^\s*import\s+['"]([^'"]+)['"]/gm, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g];
+  for (const pattern of patterns) for (const m of source.matchAll(pattern)) found.push(m[1]!);
+  return found;
+}
+
+interface Edge {
+  from: string;
+  to: string;
+}
+
+/** `to` is a path relative to the repository (src/…) for our modules, the package name otherwise. */
+function edges(): Edge[] {
+  return filesUnder(SRC).flatMap((file) =>
+    specifiers(readFileSync(file, 'utf8')).map((spec) => ({
+      from: relative(ROOT, file),
+      to: spec.startsWith('.') ? relative(ROOT, resolve(dirname(file), spec)) : spec,
+    })),
+  );
+}
+
+const EDGES = edges();
+const EDGE_DIRS = ['src/http/', 'src/ops/', 'src/cli/', 'src/console/', 'src/mcp/'];
+const FRAMEWORK = (to: string) => to === 'fastify' || to === 'fastify-plugin' || to.startsWith('@fastify/');
+const isRouteFile = (path: string) => path.endsWith('.routes.ts');
+
+/** The domain: everything that must run without HTTP (the CLI, jobs and tests call it). */
+const DOMAIN_DIRS = ['src/resources/', 'src/jobs/', 'src/limits/', 'src/db/', 'src/lib/', 'src/import/', 'src/seed/'];
+const inDomain = (path: string) => DOMAIN_DIRS.some((d) => path.startsWith(d)) && !isRouteFile(path);
+
+function violations(rule: (edge: Edge) => boolean): string[] {
+  return EDGES.filter(rule).map((e) => `${e.from} -> ${e.to}`);
+}
+
+describe('dependencies point one way', () => {
+  it('reads every file of src (the checker sees the imports)', () => {
+    expect(EDGES.length).toBeGreaterThan(300);
+    expect(EDGES.some((e) => e.from === 'src/app.ts' && e.to === 'fastify')).toBe(true);
+  });
+
+  it('the domain imports no framework and no edge', () => {
+    const wrong = violations(
+      (e) =>
+        inDomain(e.from) &&
+        (FRAMEWORK(e.to) ||
+          EDGE_DIRS.some((d) => e.to.startsWith(d)) ||
+          isRouteFile(e.to) ||
+          e.to === 'src/app.ts' ||
+          e.to === 'src/server.ts'),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it('db and lib import only each other and the config', () => {
+    const allowed = (to: string) => to.startsWith('src/db/') || to.startsWith('src/lib/') || to === 'src/config.ts';
+    const wrong = violations(
+      (e) => (e.from.startsWith('src/db/') || e.from.startsWith('src/lib/')) && e.to.startsWith('src/') && !allowed(e.to),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it('the limits know no resource', () => {
+    expect(violations((e) => e.from.startsWith('src/limits/') && e.to.startsWith('src/resources/'))).toEqual([]);
+  });
+
+  it('nothing below the app imports the app, the server or the CLI', () => {
+    const top = ['src/app.ts', 'src/server.ts'];
+    const wrong = violations(
+      (e) =>
+        !top.includes(e.from) &&
+        !e.from.startsWith('src/cli/') &&
+        (top.includes(e.to) || e.to.startsWith('src/cli/')),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it('SQL is written in repositories and the db layer only', () => {
+    const SQL = /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\(|\bsql(<[^>]*>)?`/;
+    const holdsSql = (path: string) => path.endsWith('.repo.ts') || path.startsWith('src/db/');
+    const wrong = filesUnder(SRC)
+      .map((file) => relative(ROOT, file))
+      .filter((path) => !holdsSql(path) && SQL.test(readFileSync(join(ROOT, path), 'utf8')));
+    expect(wrong).toEqual([]);
+  });
+});
