@@ -1,4 +1,4 @@
-import { Kysely, Migrator } from 'kysely';
+import { Kysely, Migrator, sql } from 'kysely';
 import { createPostgresEngine } from './dialects/postgres.ts';
 import { createSqliteEngine } from './dialects/sqlite.ts';
 import type { Engine } from './dialects/types.ts';
@@ -32,4 +32,10 @@ export async function migrate(storage: Storage): Promise<void> {
   };
   // Kysely's Migrator already takes a lock on PostgreSQL; SQLite has one writer.
   await run();
+}
+
+/** Whether the database answers a trivial query (GET /ready). */
+export async function pingDatabase(db: Db): Promise<boolean> {
+  await sql`select 1`.execute(db);
+  return true;
 }

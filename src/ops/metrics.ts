@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../db/schema.ts';
 import type { LimitEvents } from '../limits/limit-store.ts';
+import { countPausedKeys } from '../resources/keys/key.repo.ts';
 
 /** The limit machinery as the metrics see it (src/limits/limit-store.ts). */
 export interface LimitSignals {
@@ -41,12 +42,7 @@ export function createMetrics({ db, limits }: MetricsOptions): Registry {
     registers: [registry],
     async collect() {
       try {
-        const row = await db
-          .selectFrom('api_keys')
-          .select((eb) => eb.fn.countAll<number | string>().as('n'))
-          .where('status', '=', 'paused')
-          .executeTakeFirst();
-        this.set(Number(row?.n ?? 0));
+        this.set(await countPausedKeys(db));
       } catch {
         // The database is away: keep the last value; /ready reports the outage.
       }

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
+import { pingDatabase } from '../db/index.ts';
 import type { Db } from '../db/schema.ts';
 import { ApiError, toProblem } from '../errors.ts';
 
@@ -55,7 +55,7 @@ export async function opsRoutes(app: FastifyInstance, options: OpsOptions) {
   app.get('/ready', ops, async (request, reply) => {
     const checks: Record<string, CheckState> = {};
     const probes: Promise<void>[] = [
-      probe(async () => (await sql`select 1`.execute(options.db), true), timeoutMs).then((s) => {
+      probe(() => pingDatabase(options.db), timeoutMs).then((s) => {
         checks.database = s;
       }),
     ];

@@ -11,7 +11,7 @@ import { buildChunk, type ChunkRecords } from './chunk.ts';
 import { newSequences, type SeedRun } from './context.ts';
 import { profileFor } from './profiles.ts';
 import { HOUR_MS, SEED_SPAN_MS } from './timeline.ts';
-import { insertDocs, insertMany } from './writer.ts';
+import { insertDocs, insertMany, readCatalogue } from './seed.repo.ts';
 
 /**
  * `venue-api seed`: realistic, consistent data in every collection of a workspace
@@ -48,22 +48,14 @@ export const MAX_SEED_CUSTOMERS = 10_000_000;
 const CUSTOMERS_PER_TRANSACTION = 20_000;
 
 async function existingCatalogue(db: Queryable, workspaceId: string): Promise<ExistingCatalogue & { bookings: number; orders: number }> {
-  const docs = async (table: 'venues' | 'activities' | 'packages' | 'events') =>
-    (await db.selectFrom(table).select(['data', 'created_at']).where('workspace_id', '=', workspaceId).orderBy('created_at').execute()).map(
-      (r) => JSON.parse(r.data) as { slug?: string },
-    );
-  const [venues, activities, packages, events] = await Promise.all([docs('venues'), docs('activities'), docs('packages'), docs('events')]);
-  const tags = await db.selectFrom('tags').select(['id', 'name']).where('workspace_id', '=', workspaceId).execute();
-  const lists = await db.selectFrom('lists').select(['id', 'name', 'slug']).where('workspace_id', '=', workspaceId).execute();
-  const count = async (table: 'bookings' | 'orders') =>
-    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number | string>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow()).n);
+  const { docs, tags, lists, bookings, orders } = await readCatalogue(db, workspaceId);
   const slugs = (rows: Array<{ slug?: string }>) => rows.map((r) => r.slug ?? '').filter(Boolean);
   return {
     tags: new Map(tags.map((t) => [t.name, t.id])),
     lists: new Map(lists.map((l) => [l.name, l.id])),
-    slugs: { venues: slugs(venues), activities: slugs(activities), packages: slugs(packages), events: slugs(events), lists: lists.map((l) => l.slug) },
-    bookings: await count('bookings'),
-    orders: await count('orders'),
+    slugs: { venues: slugs(docs.venues), activities: slugs(docs.activities), packages: slugs(docs.packages), events: slugs(docs.events), lists: lists.map((l) => l.slug) },
+    bookings,
+    orders,
   };
 }
 

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_META } from '../../src/demo.ts';
-import { createWorkspace, verifyPassword } from '../../src/resources/workspaces/workspace.service.ts';
+import { verifyPassword } from '../../src/lib/password.ts';
+import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
 import { startServer } from '../helpers/server-process.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkspace, verifyPassword } from '../../src/resources/workspaces/workspace.service.ts';
+import { verifyPassword } from '../../src/lib/password.ts';
+import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 import { cli, failedWith } from './cli.ts';
 

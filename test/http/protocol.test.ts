@@ -88,6 +88,35 @@ describe.each(ENGINES)('protocol on %s', (engine) => {
     expect(String(res.headers.allow)).toContain('GET');
   });
 
+  it('a 404 or 405 to a valid key carries its RateLimit headers and counts against its minute', async () => {
+    const key = await t.makeKey({ name: 'counted', limits: { requests_per_minute: 50 } });
+    const left = (res: { headers: Record<string, unknown> }) => Number(/r=(\d+)/.exec(String(res.headers.ratelimit))?.[1]);
+    const first = await t.call(key, { url: '/key' });
+    const unknown = await t.call(key, { url: '/nothing-here' });
+    problem(unknown, 404, 'not_found');
+    expect(unknown.headers['ratelimit-policy']).toBe('"default";q=50;w=60');
+    expect(left(unknown)).toBe(left(first) - 1);
+    const wrongMethod = await t.call(key, { method: 'PUT', url: '/venues' });
+    problem(wrongMethod, 405, 'method_not_allowed');
+    expect(wrongMethod.headers['ratelimit-policy']).toBe('"default";q=50;w=60');
+    expect(left(wrongMethod)).toBe(left(first) - 2);
+  });
+
+  it('a 404 or 405 without a usable key is the plain answer: no RateLimit, no 401', async () => {
+    const paused = await t.makeKey({ name: 'paused for 404' });
+    await changeKeyStatus(t.storage.db, t.clock.fn, paused.id, 'pause', 'test');
+    await t.keysCache.refresh();
+    const headers = [undefined, 'Bearer nope', `Bearer vw_test_${'a'.repeat(32)}000000`, `Bearer ${paused.secret}`];
+    for (const authorization of headers) {
+      const unknown = await t.app.inject({ url: '/nothing-here', headers: authorization ? { authorization } : {} });
+      problem(unknown, 404, 'not_found');
+      expect(unknown.headers.ratelimit).toBeUndefined();
+      const wrongMethod = await t.app.inject({ method: 'PUT', url: '/venues', headers: authorization ? { authorization } : {} });
+      problem(wrongMethod, 405, 'method_not_allowed');
+      expect(wrongMethod.headers.ratelimit).toBeUndefined();
+    }
+  });
+
   it('query mistakes are 400 invalid_request with the field named', async () => {
     const cases = [
       '/venues?limit=0',

@@ -1,5 +1,5 @@
-import type { Queryable } from '../../db/schema.ts';
-import type { ApiKeyTable } from '../../db/schema.ts';
+import type { Insertable, Transaction, Updateable } from 'kysely';
+import type { ApiKeyTable, Database, Queryable } from '../../db/schema.ts';
 import {
   DEFAULT_WORKSPACE_REQUESTS_PER_MINUTE,
   effectiveLimits,
@@ -99,4 +99,22 @@ export async function countLiveKeys(db: Queryable, workspaceId: string): Promise
     .where('status', '!=', 'revoked')
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+export async function insertKey(tx: Transaction<Database>, row: Insertable<ApiKeyTable>): Promise<void> {
+  await tx.insertInto('api_keys').values(row).execute();
+}
+
+export async function updateKey(db: Queryable, id: string, set: Updateable<ApiKeyTable>): Promise<void> {
+  await db.updateTable('api_keys').set(set).where('id', '=', id).execute();
+}
+
+/** Keys paused right now, in every workspace (the metrics read it at scrape). */
+export async function countPausedKeys(db: Queryable): Promise<number> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('status', '=', 'paused')
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }

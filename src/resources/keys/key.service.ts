@@ -16,7 +16,8 @@ import {
   type KeyStatus,
   type WritePermission,
 } from './key.model.ts';
-import { countLiveKeys, findKeyById } from './key.repo.ts';
+import { countLiveKeys, findKeyById, insertKey, updateKey } from './key.repo.ts';
+import { workspaceExists } from '../workspaces/workspace.repo.ts';
 
 export interface CreateKeyInput {
   workspaceId: string;
@@ -73,15 +74,12 @@ export async function createKey(db: Db, clock: Clock, input: CreateKeyInput): Pr
   const secret = newKeySecret(input.mode);
   const id = newId('key');
   await db.transaction().execute(async (tx) => {
-    const workspace = await tx.selectFrom('workspaces').select('id').where('id', '=', input.workspaceId).executeTakeFirst();
-    if (!workspace) throw notFound(`no workspace ${input.workspaceId}`);
+    if (!(await workspaceExists(tx, input.workspaceId))) throw notFound(`no workspace ${input.workspaceId}`);
     // DECISIONS "Keys": at most 25 keys that are not revoked per workspace.
     if ((await countLiveKeys(tx, input.workspaceId)) >= MAX_KEYS_PER_WORKSPACE) {
       throw new ApiError('conflict', `a workspace may hold at most ${MAX_KEYS_PER_WORKSPACE} keys; revoke one first`);
     }
-    await tx
-      .insertInto('api_keys')
-      .values({
+    await insertKey(tx, {
         id,
         workspace_id: input.workspaceId,
         name,
@@ -98,10 +96,9 @@ export async function createKey(db: Db, clock: Clock, input: CreateKeyInput): Pr
         created_by: input.createdBy ?? null,
         agreed_by: input.agreedBy ?? input.createdBy ?? null,
         agreed_at: (input.agreedBy ?? input.createdBy) ? now : null,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+      created_at: now,
+      updated_at: now,
+    });
   });
   const key = await findKeyById(db, id);
   if (!key) throw new Error('key vanished after insert');
@@ -116,7 +113,7 @@ const MOVES: Record<'pause' | 'resume' | 'revoke', { from: KeyStatus[]; to: KeyS
 
 /**
  * Moves a key through its lifecycle (SPEC "States and transitions"). Bumping updated_at
- * is what makes every process's key cache pick the change up (see key-cache.ts).
+ * is what makes every process's key cache pick the change up (see key.cache.ts).
  */
 export async function changeKeyStatus(
   db: Db,
@@ -131,17 +128,13 @@ export async function changeKeyStatus(
   const { from, to } = MOVES[move];
   if (!from.includes(current.status)) throw new ApiError('conflict', `a ${current.status} key cannot be ${move}d`);
   const now = clock();
-  await db
-    .updateTable('api_keys')
-    .set({
+  await updateKey(db, keyId, {
       status: to,
       updated_at: Math.max(now, current.updatedAt + 1),
       ...(move === 'pause' ? { paused_at: now, pause_reason: reason ?? 'paused by an operator' } : {}),
       // resumed_at: the activity check forgives what came before a resume (004-activity).
       ...(move === 'resume' ? { paused_at: null, pause_reason: null, resumed_at: now } : {}),
       ...(move === 'revoke' ? { revoked_at: current.revokedAt ?? now } : {}),
-    })
-    .where('id', '=', keyId)
-    .execute();
+  });
   return (await findKeyById(db, keyId))!;
 }

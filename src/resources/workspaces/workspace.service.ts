@@ -1,9 +1,10 @@
-import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../db/schema.ts';
 import { ApiError, invalid, notFound } from '../../errors.ts';
 import { isIdOf, newId } from '../../lib/ids.ts';
+import { hashPassword } from '../../lib/password.ts';
 import type { Clock } from '../../lib/time.ts';
 import { DEFAULT_WORKSPACE_REQUESTS_PER_MINUTE } from '../keys/key.model.ts';
+import { findWorkspace, insertStaff, insertWorkspace, setWorkspaceLimits, staffEmailTaken } from './workspace.repo.ts';
 
 export interface Workspace {
   id: string;
@@ -34,10 +35,7 @@ export async function createWorkspace(
       : checkWorkspaceLimit('requests_per_minute', input.requestsPerMinute);
   const now = clock();
   const id = newId('workspace');
-  await db
-    .insertInto('workspaces')
-    .values({ id, name, limits: JSON.stringify(limits), created_at: now, updated_at: now })
-    .execute();
+  await insertWorkspace(db, { id, name, limits: JSON.stringify(limits), created_at: now, updated_at: now });
   return { id, name, limits, created_at: new Date(now).toISOString() };
 }
 
@@ -45,17 +43,13 @@ export async function createWorkspace(
 export async function setWorkspaceLimit(db: Db, clock: Clock, workspaceId: string, name: string, value: number) {
   const limits = checkWorkspaceLimit(name, value);
   const ws = await getWorkspace(db, workspaceId);
-  await db
-    .updateTable('workspaces')
-    .set({ limits: JSON.stringify(limits), updated_at: Math.max(clock(), Date.parse(ws.created_at) + 1) })
-    .where('id', '=', workspaceId)
-    .execute();
+  await setWorkspaceLimits(db, workspaceId, JSON.stringify(limits), Math.max(clock(), Date.parse(ws.created_at) + 1));
   return { ...ws, limits };
 }
 
 export async function getWorkspace(db: Db, workspaceId: string): Promise<Workspace> {
   if (!isIdOf('workspace', workspaceId)) throw notFound(`no workspace ${workspaceId}`);
-  const row = await db.selectFrom('workspaces').selectAll().where('id', '=', workspaceId).executeTakeFirst();
+  const row = await findWorkspace(db, workspaceId);
   if (!row) throw notFound(`no workspace ${workspaceId}`);
   return {
     id: row.id,
@@ -66,21 +60,6 @@ export async function getWorkspace(db: Db, workspaceId: string): Promise<Workspa
     },
     created_at: new Date(row.created_at).toISOString(),
   };
-}
-
-export function hashPassword(password: string): string {
-  const salt = randomBytes(16);
-  const hash = scryptSync(password, salt, 32);
-  return `scrypt$${salt.toString('base64url')}$${hash.toString('base64url')}`;
-}
-
-export function verifyPassword(password: string, stored: string | null): boolean {
-  if (!stored) return false;
-  const [scheme, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64url');
-  const actual = scryptSync(password, Buffer.from(salt, 'base64url'), expected.length);
-  return timingSafeEqual(expected, actual);
 }
 
 export interface StaffMember {
@@ -102,13 +81,7 @@ export async function addStaff(
   if (!STAFF_ROLES.includes(input.role as StaffRole)) throw invalid(`role must be one of ${STAFF_ROLES.join(', ')}`);
   if (!input.name.trim()) throw invalid('a staff member needs a name');
   if (input.password !== undefined && input.password.length < 8) throw invalid('a password needs 8 characters or more');
-  const taken = await db
-    .selectFrom('staff')
-    .select('id')
-    .where('workspace_id', '=', input.workspaceId)
-    .where('email', '=', email)
-    .executeTakeFirst();
-  if (taken) throw new ApiError('conflict', `${email} is already staff of this workspace`);
+  if (await staffEmailTaken(db, input.workspaceId, email)) throw new ApiError('conflict', `${email} is already staff of this workspace`);
   const now = clock();
   const member: StaffMember = {
     id: newId('staff'),
@@ -117,14 +90,11 @@ export async function addStaff(
     name: input.name.trim(),
     role: input.role as StaffRole,
   };
-  await db
-    .insertInto('staff')
-    .values({
-      ...member,
-      password_hash: input.password === undefined ? null : hashPassword(input.password),
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
+  await insertStaff(db, {
+    ...member,
+    password_hash: input.password === undefined ? null : hashPassword(input.password),
+    created_at: now,
+    updated_at: now,
+  });
   return member;
 }
