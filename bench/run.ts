@@ -84,7 +84,7 @@ async function prepare(dir: string) {
   return { databaseUrl, secret, counts, seedSeconds };
 }
 
-async function get(url: string, headers: Record<string, string>): Promise<any> {
+async function get(url: string, headers: Record<string, string>): Promise<unknown> {
   const res = await fetch(url, { headers });
   if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
   return res.json();
@@ -106,7 +106,7 @@ async function main() {
     const first = JSON.parse(page).data[0];
     let cursor: string | undefined;
     for (let i = 0, pages = Math.min(50, Math.floor(CUSTOMERS / 200)); i < pages; i++) {
-      const next = await get(`${api.url}/customers?limit=100${cursor ? `&starting_after=${cursor}` : ''}`, headers);
+      const next = (await get(`${api.url}/customers?limit=100${cursor ? `&starting_after=${cursor}` : ''}`, headers)) as { next_cursor?: string };
       cursor = next.next_cursor;
     }
     const bodyFile = join(dir, 'page.json');

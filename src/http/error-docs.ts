@@ -5,14 +5,14 @@ import { ERROR_CATALOGUE, ERROR_CODES } from '../errors.ts';
  * The documents every problem's `type` points at (SPEC "Errors": `{errors_url}#<code>`):
  * one page, one anchor per code, served here so the default ERRORS_URL is not a dead link.
  */
-const escape = (text: string) =>
+const escapeHtml = (text: string) =>
   text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
-const code = (text: string) => escape(text).replace(/`([^`]+)`/g, '<code>$1</code>');
+const code = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 
 function page(): string {
   const rows = ERROR_CODES.map((c) => {
     const entry = ERROR_CATALOGUE[c];
-    return `<section id="${c}"><h2><code>${c}</code> <small>${entry.status}</small></h2><p><strong>${escape(entry.title)}.</strong> ${code(entry.hint)}</p></section>`;
+    return `<section id="${c}"><h2><code>${c}</code> <small>${entry.status}</small></h2><p><strong>${escapeHtml(entry.title)}.</strong> ${code(entry.hint)}</p></section>`;
   }).join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Venue API errors</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -20,6 +20,7 @@ function makeAjv(coerce: boolean) {
  * surrogate (each engine replaces it differently, so what we answered would not be what a
  * later read shows, and an undo could never match it).
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this refuses
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function findUnstorable(value: unknown, path: string): string | null {

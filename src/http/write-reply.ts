@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, toProblem } from '../errors.ts';
+import { type ApiError, toProblem } from '../errors.ts';
 import type { StoredAnswer } from '../resources/writes/idempotency.model.ts';
 import type { WriteService } from '../resources/writes/write.pipeline.ts';
 import { actorOf } from './caller.ts';

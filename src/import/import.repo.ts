@@ -13,6 +13,7 @@ import type { TableName } from './record-kinds.ts';
  * computed by the upsert itself, from the row as it is when written: a value read before
  * the transaction could be stale by then (two states under one ETag, updated_at going back).
  */
+// biome-ignore lint/suspicious/noExplicitAny: a record the import's schema check has already validated
 type Rec = Record<string, any>;
 type SetList = Record<string, Expression<unknown>>;
 

@@ -23,6 +23,7 @@ export interface ImportReport {
   bad_lines: BadLine[];
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a record the import's schema check has already validated
 type Rec = Record<string, any>;
 type Parsed = { ok: true; object: ObjectName; record: Rec } | { ok: false; bad: BadLine };
 

@@ -21,6 +21,7 @@ export interface Ref {
   event?: string | null;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a record the import's schema check has already validated
 type Rec = Record<string, any>;
 
 const PRODUCT_PREFIX: Record<string, string> = { activity: 'act_', package: 'pkg_', event: 'evt_' };
@@ -35,19 +36,19 @@ export function referencesOf(object: ObjectName, r: Rec): Ref[] {
   switch (object) {
     case 'activity':
     case 'package':
-      r.venues.forEach((id: string, i: number) => add(`venues.${i}`, 'venue', id));
+      for (const [i, id] of (r.venues as string[]).entries()) add(`venues.${i}`, 'venue', id);
       break;
     case 'event':
       add('venue', 'venue', r.venue);
       break;
     case 'customer':
-      r.tags.forEach((t: Rec, i: number) => add(`tags.${i}.id`, 'tag', t.id));
-      r.lists.forEach((l: Rec, i: number) => add(`lists.${i}.id`, 'list', l.id));
+      for (const [i, t] of (r.tags as Rec[]).entries()) add(`tags.${i}.id`, 'tag', t.id);
+      for (const [i, l] of (r.lists as Rec[]).entries()) add(`lists.${i}.id`, 'list', l.id);
       break;
     case 'booking':
       add('venue', 'venue', r.venue);
-      r.people.forEach((p: Rec, i: number) => add(`people.${i}.customer`, 'customer', p.customer, mode));
-      r.lines.forEach((l: Rec, i: number) => l.product && add(`lines.${i}.product.id`, l.product.object, l.product.id));
+      for (const [i, p] of (r.people as Rec[]).entries()) add(`people.${i}.customer`, 'customer', p.customer, mode);
+      for (const [i, l] of (r.lines as Rec[]).entries()) if (l.product) add(`lines.${i}.product.id`, l.product.object, l.product.id);
       break;
     case 'order':
       add('venue', 'venue', r.venue);

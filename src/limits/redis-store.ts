@@ -104,7 +104,7 @@ export class RedisLimitStore implements LimitStore {
     }
     const ids = checks.map((check) => counterId(check, now));
     const args: (string | number)[] = ids.map((c) => this.options.prefix + c.id);
-    checks.forEach((check, i) => args.push(check.max, check.cost, ids[i]!.resetAt - now + EXPIRY_SLACK_MS));
+    for (const [i, check] of checks.entries()) args.push(check.max, check.cost, ids[i]!.resetAt - now + EXPIRY_SLACK_MS);
     try {
       const [allowed, ...counts] = await this.run(checks.length, ...args);
       this.leaveFallback();

@@ -100,7 +100,10 @@ export function buildCatalogue(
 ): CatalogueRows {
   // The business opened a few weeks before its first customer.
   let t = from - 30 * 24 * HOUR_MS;
-  const at = () => clock.next((t += int(1, 48) * HOUR_MS));
+  const at = () => {
+    t += int(1, 48) * HOUR_MS;
+    return clock.next(t);
+  };
   const venues = buildVenues(profile, new SlugSet(existing.slugs.venues), at);
   const activities = buildActivities(profile, venues.venues, new SlugSet(existing.slugs.activities), at);
   const packages = buildPackages(profile, venues.venues, new SlugSet(existing.slugs.packages), at, now);

@@ -7,7 +7,7 @@ import { getCountries, parsePhoneNumberFromString, type CountryCode } from 'libp
  */
 export function toE164(raw: string, defaultCountry: CountryCode | null): string | null {
   const parsed = parsePhoneNumberFromString(raw, { ...(defaultCountry ? { defaultCountry } : {}), extract: false });
-  return parsed && parsed.isPossible() ? parsed.number : null;
+  return parsed?.isPossible() ? parsed.number : null;
 }
 
 const COUNTRIES = new Set<string>(getCountries());

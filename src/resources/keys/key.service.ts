@@ -12,6 +12,7 @@ import {
   type ApiKey,
   type Collection,
   type KeyAccess,
+  type KeyLimits,
   type KeyMode,
   type KeyStatus,
   type WritePermission,
@@ -63,7 +64,7 @@ export async function createKey(db: Db, clock: Clock, input: CreateKeyInput): Pr
   const name = input.name.trim();
   if (!name || name.length > 100) throw invalid('a key needs a name of 1 to 100 characters');
   const { canRead, canWrite } = checkRestriction(input);
-  let limits;
+  let limits: Partial<KeyLimits>;
   try {
     limits = parseLimitOverrides(input.limits ?? {});
   } catch (e) {
