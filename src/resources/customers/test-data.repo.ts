@@ -1,4 +1,9 @@
 import type { Queryable } from '../../db/schema.ts';
+import type { ListLinkState, TagLinkState } from './membership.repo.ts';
+
+export type TestKeyMembership =
+  | { kind: 'tag'; customerId: string; id: string; state: TagLinkState }
+  | { kind: 'list'; customerId: string; id: string; state: ListLinkState };
 
 /** What DELETE /test-data looks at (SPEC "Behaviour rules" 9): the workspace's test keys and what they made. */
 export async function testKeyIds(db: Queryable, workspaceId: string): Promise<string[]> {
@@ -6,8 +11,12 @@ export async function testKeyIds(db: Queryable, workspaceId: string): Promise<st
   return rows.map((r) => r.id);
 }
 
-/** What test keys made among the workspace's test customers: customers and memberships. */
-export async function madeByTestKeys(db: Queryable, workspaceId: string, keys: string[]) {
+/** What test keys made among the workspace's test customers: customers and memberships (tags first). */
+export async function madeByTestKeys(
+  db: Queryable,
+  workspaceId: string,
+  keys: string[],
+): Promise<{ memberships: TestKeyMembership[]; customers: string[] }> {
   const tags = db
     .selectFrom('customer_tags')
     .innerJoin('customers', 'customers.id', 'customer_tags.customer_id')
@@ -38,5 +47,9 @@ export async function madeByTestKeys(db: Queryable, workspaceId: string, keys: s
     .where('livemode', '=', 0)
     .where('deleted_at', 'is', null)
     .where('created_by_key_id', 'in', keys);
-  return { tags: await tags.execute(), lists: await lists.execute(), customers: (await made.execute()).map((r) => r.id) };
+  const memberships: TestKeyMembership[] = [
+    ...(await tags.execute()).map(({ customer_id, tag_id, ...state }) => ({ kind: 'tag' as const, customerId: customer_id, id: tag_id, state })),
+    ...(await lists.execute()).map(({ customer_id, list_id, ...state }) => ({ kind: 'list' as const, customerId: customer_id, id: list_id, state })),
+  ];
+  return { memberships, customers: (await made.execute()).map((r) => r.id) };
 }

@@ -5,7 +5,7 @@ import { membershipAddsBy, type ChangeInput } from '../changes/change-log.repo.t
 import type { Tx, Written } from '../writes/write.pipeline.ts';
 import type { TestDataRemoval } from './customer-body.schema.ts';
 import { bumpCustomer, lockCustomer } from './customer-write.repo.ts';
-import { setMembership, type ListLinkState, type TagLinkState } from './membership.repo.ts';
+import { setMembership } from './membership.repo.ts';
 import { stateBeforeTestKeys } from './test-data-prior.model.ts';
 import { madeByTestKeys, testKeyIds } from './test-data.repo.ts';
 
@@ -24,7 +24,7 @@ export async function removeTestData(tx: Tx, actor: Actor, _input: null): Promis
   // Hold every customer concerned first, in id order (no deadlock with a second removal),
   // then read what to remove: nothing can change under the lock meanwhile.
   const seen = await madeByTestKeys(tx, actor.workspaceId, keys);
-  const ids = [...new Set([...seen.tags.map((r) => r.customer_id), ...seen.lists.map((r) => r.customer_id), ...seen.customers])].sort();
+  const ids = [...new Set([...seen.memberships.map((m) => m.customerId), ...seen.customers])].sort();
   const rows = new Map<string, CustomerTable>();
   for (const id of ids) {
     const row = await lockCustomer(tx, actor, id);
@@ -43,21 +43,15 @@ export async function removeTestData(tx: Tx, actor: Actor, _input: null): Promis
     changes.push({ ...entry, at: now, version: updated.version });
   };
   const testKeys = new Set(keys);
-  for (const { customer_id, tag_id, ...link } of again.tags.filter((r) => held(r.customer_id))) {
-    const field = `tag:${tag_id}` as const;
-    const adds = await membershipAddsBy(tx, customer_id, keys);
-    const prior = stateBeforeTestKeys(adds, field, link, testKeys) as TagLinkState | null;
-    await setMembership(tx, 'tag', actor.workspaceId, customer_id, tag_id, prior);
-    await change({ action: 'customer.tag_remove', customerId: customer_id, before: { [field]: link }, after: { [field]: prior } });
-    counts.tags++;
-  }
-  for (const { customer_id, list_id, ...link } of again.lists.filter((r) => held(r.customer_id))) {
-    const field = `list:${list_id}` as const;
-    const adds = await membershipAddsBy(tx, customer_id, keys);
-    const prior = stateBeforeTestKeys(adds, field, link, testKeys) as ListLinkState | null;
-    await setMembership(tx, 'list', actor.workspaceId, customer_id, list_id, prior);
-    await change({ action: 'customer.list_remove', customerId: customer_id, before: { [field]: link }, after: { [field]: prior } });
-    counts.list_memberships++;
+  for (const { kind, customerId, id, state } of again.memberships.filter((m) => held(m.customerId))) {
+    const field = `${kind}:${id}` as const;
+    const adds = await membershipAddsBy(tx, customerId, keys);
+    const prior = stateBeforeTestKeys(adds, field, state, testKeys) as typeof state | null;
+    await setMembership(tx, kind, actor.workspaceId, customerId, id, prior);
+    const action = kind === 'tag' ? 'customer.tag_remove' : 'customer.list_remove';
+    await change({ action, customerId, before: { [field]: state }, after: { [field]: prior } });
+    if (kind === 'tag') counts.tags++;
+    else counts.list_memberships++;
   }
   for (const id of again.customers.filter(held)) {
     await change({ action: 'customer.delete', customerId: id, before: { deleted_at: null }, after: { deleted_at: now } });
