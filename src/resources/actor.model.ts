@@ -26,6 +26,12 @@ export interface Actor {
   readonly clock: Clock;
 }
 
+/**
+ * What scopes every query (CONVENTIONS 4): the repositories take this part of the actor,
+ * so no query of workspace data is written without its workspace and mode.
+ */
+export type Scope = Pick<Actor, 'workspaceId' | 'livemode'>;
+
 export function keyActor(key: ApiKey, requestId: string, clock: Clock): Actor {
   return {
     kind: 'key',

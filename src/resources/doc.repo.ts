@@ -2,6 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kyse
 import type { Database, Queryable } from '../db/schema.ts';
 import { invalid } from '../errors.ts';
 import { parseInstantWithOffset } from '../lib/time.ts';
+import type { Scope } from './actor.model.ts';
 import type { PagePlan } from './paging.model.ts';
 import { pageQuery } from './paging.repo.ts';
 
@@ -28,11 +29,6 @@ export interface DocRow {
   updated_at: number;
   data: string;
   livemode?: number;
-}
-
-export interface DocScope {
-  workspaceId: string;
-  livemode: boolean;
 }
 
 export const eq =
@@ -62,7 +58,7 @@ export function instantFilter(column: string, op: '>=' | '<', param: string): Fi
   };
 }
 
-function scoped(db: Queryable, table: DocTable, mode: ModeRule, scope: DocScope) {
+function scoped(db: Queryable, table: DocTable, mode: ModeRule, scope: Scope) {
   let query = db
     .selectFrom(table as 'venues')
     .select(['id', 'created_at', 'updated_at', 'data'])
@@ -77,7 +73,7 @@ function scoped(db: Queryable, table: DocTable, mode: ModeRule, scope: DocScope)
 export async function pageDocRows(
   db: Queryable,
   spec: { table: DocTable; mode: ModeRule },
-  scope: DocScope,
+  scope: Scope,
   plan: PagePlan,
   conditions: { filter: FilterFn; value: unknown }[],
 ): Promise<DocRow[]> {
@@ -86,7 +82,7 @@ export async function pageDocRows(
   return (await pageQuery(query, spec.table, plan).execute()) as DocRow[];
 }
 
-export async function findDocRow(db: Queryable, spec: { table: DocTable; mode: ModeRule }, scope: DocScope, id: string): Promise<DocRow | undefined> {
+export async function findDocRow(db: Queryable, spec: { table: DocTable; mode: ModeRule }, scope: Scope, id: string): Promise<DocRow | undefined> {
   return (await scoped(db, spec.table, spec.mode, scope)
     .where(`${spec.table}.id` as 'venues.id', '=', id)
     .executeTakeFirst()) as DocRow | undefined;

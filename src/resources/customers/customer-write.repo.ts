@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { CustomerTable, Database, Queryable } from '../../db/schema.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
-import type { CustomerScope } from './customer.repo.ts';
+import type { Scope } from '../actor.model.ts';
 
 /**
  * Writes to customers and their memberships. Every change to a customer, memberships
@@ -12,7 +12,7 @@ import type { CustomerScope } from './customer.repo.ts';
 export type CustomerSet = Partial<Omit<CustomerTable, 'id' | 'workspace_id' | 'livemode' | 'version' | 'created_at'>>;
 
 /** The customer row whatever its state, without holding it (the undo's dry run). */
-export async function findCustomerRow(db: Queryable, scope: CustomerScope, id: string): Promise<CustomerTable | undefined> {
+export async function findCustomerRow(db: Queryable, scope: Scope, id: string): Promise<CustomerTable | undefined> {
   return db
     .selectFrom('customers')
     .selectAll()
@@ -30,7 +30,7 @@ export async function findCustomerRow(db: Queryable, scope: CustomerScope, id: s
  */
 export async function lockCustomer(
   tx: Transaction<Database>,
-  scope: CustomerScope,
+  scope: Scope,
   id: string,
   options: { deleted?: boolean } = {},
 ): Promise<CustomerTable | undefined> {
@@ -74,7 +74,7 @@ export async function bumpCustomer(
 
 export async function emailOwner(
   db: Queryable,
-  scope: CustomerScope,
+  scope: Scope,
   email: string,
   exceptId: string | null = null,
 ): Promise<string | null> {

@@ -1,12 +1,7 @@
 import type { CustomerTable, Queryable } from '../../db/schema.ts';
+import type { Scope } from '../actor.model.ts';
 import type { PagePlan } from '../paging.model.ts';
 import { pageQuery } from '../paging.repo.ts';
-
-/** Scope of every customer query: workspace and mode (CONVENTIONS 4). */
-export interface CustomerScope {
-  workspaceId: string;
-  livemode: boolean;
-}
 
 export interface TagLink {
   customer_id: string;
@@ -26,7 +21,7 @@ export interface ListLink {
 
 export type CustomerRow = CustomerTable;
 
-function live(db: Queryable, scope: CustomerScope) {
+function live(db: Queryable, scope: Scope) {
   return db
     .selectFrom('customers')
     .selectAll()
@@ -35,13 +30,13 @@ function live(db: Queryable, scope: CustomerScope) {
     .where('deleted_at', 'is', null);
 }
 
-export async function findCustomer(db: Queryable, scope: CustomerScope, id: string): Promise<CustomerRow | undefined> {
+export async function findCustomer(db: Queryable, scope: Scope, id: string): Promise<CustomerRow | undefined> {
   return live(db, scope).where('id', '=', id).executeTakeFirst();
 }
 
 export async function pageCustomers(
   db: Queryable,
-  scope: CustomerScope,
+  scope: Scope,
   plan: PagePlan,
   email: string | undefined,
 ): Promise<CustomerRow[]> {
