@@ -5,7 +5,7 @@ import type { Clock } from '../../src/lib/time.ts';
 import type { KeyCache } from '../../src/resources/keys/key.cache.ts';
 import { createKey, type CreateKeyInput } from '../../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
-import { OpenApiChecker } from './openapi-check.ts';
+import { OpenApiChecker, type FixtureRoute } from './openapi-check.ts';
 import { freshStorage, type TestStorage } from './storage.ts';
 
 export interface TestKey {
@@ -33,7 +33,10 @@ export async function makeTestApp(
   options: {
     env?: Record<string, string>;
     clock?: number;
-    /** Extra routes (test fixtures) registered before the app is ready. */
+    /**
+     * Extra routes (test fixtures) registered before the app is ready. They are outside the
+     * OpenAPI document; the checker is told exactly which they are (and no others).
+     */
     routes?: (app: FastifyInstance) => void;
   } = {},
 ): Promise<TestApp> {
@@ -41,9 +44,9 @@ export async function makeTestApp(
   const config = loadConfig({ BASE_URL: 'http://api.test', ...options.env });
   const clock: { now: number; fn: Clock } = { now: options.clock ?? Date.now(), fn: () => clock.now };
   const { app, keys: keysCache } = await buildApp(config, { storage, clock: clock.fn, logger: false });
-  options.routes?.(app);
+  const fixtures = options.routes ? registerFixtures(app, options.routes) : [];
   await app.ready();
-  const checker = new OpenApiChecker(app);
+  const checker = new OpenApiChecker(app, fixtures);
   const ws = await createWorkspace(storage.db, clock.fn, { name: 'Test Workspace' });
   const makeKey = async (input: Partial<CreateKeyInput> & { workspaceId?: string }): Promise<TestKey> => {
     const { key, secret } = await createKey(storage.db, clock.fn, {
@@ -87,4 +90,20 @@ export async function makeTestApp(
       await storage.drop();
     },
   };
+}
+
+/** Registers a test's fixture routes and returns them: what Fastify reports while it runs. */
+function registerFixtures(app: FastifyInstance, routes: (app: FastifyInstance) => void): FixtureRoute[] {
+  const fixtures: FixtureRoute[] = [];
+  let registering = true;
+  app.addHook('onRoute', (route) => {
+    if (registering) for (const method of [route.method].flat()) fixtures.push({ method, url: route.url });
+  });
+  try {
+    routes(app);
+  } finally {
+    registering = false;
+  }
+  if (fixtures.length === 0) throw new Error('the `routes` option registered no route');
+  return fixtures;
 }

@@ -7,6 +7,15 @@ import { addCustomers } from '../jobs/activity-fixtures.ts';
 import { startServer, type ServerProcess } from '../helpers/server-process.ts';
 import { freshStorage, type TestStorage } from '../helpers/storage.ts';
 
+/** Polls (bounded: 10 s) until `condition` holds; fails with the server's output. */
+async function until(condition: () => boolean | Promise<boolean>, what: string, server: ServerProcess): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`waited 10 s for ${what}:\n${server.output()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /**
  * Graceful shutdown (issue 4 "Operations"): on SIGTERM a server stops taking requests,
  * finishes the ones in flight, then exits 0. A request is held in flight for real by a
@@ -57,15 +66,19 @@ describe('graceful shutdown of a server process', () => {
     expect(waiting).toBeGreaterThan(0);
 
     s.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
-    expect(s.child.exitCode).toBeNull(); // still finishing the request
-    const late = await fetch(`${s.url}/health`, { headers: { connection: 'close' } }).then(
-      (res) => res.status,
-      () => 'refused',
-    );
+    // The server says it began closing; then (bounded) a new request is refused, not served.
+    await until(() => s.output().includes('closing: finishing in-flight requests'), 'the closing log line', s);
+    let late: number | string = 0;
+    await until(async () => {
+      late = await fetch(`${s.url}/health`, { headers: { connection: 'close' } }).then((res) => res.status, () => 'refused');
+      return late !== 200;
+    }, 'new requests to be refused', s);
     expect([503, 'refused']).toContain(late);
+    // Our lock still holds the request in flight: a server that waits for it is still up.
+    expect(s.child.exitCode).toBeNull();
 
     await admin!.query('COMMIT');
+    // Answered in full, so the process lived until the request was done.
     const res = await inFlight;
     expect(res.status).toBe(200);
     expect(((await res.json()) as { data: unknown[] }).data).toHaveLength(3);
