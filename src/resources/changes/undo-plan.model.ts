@@ -127,8 +127,13 @@ export async function planCustomerUndo(input: UndoPlanInput): Promise<UndoPlan> 
       const fields = touched(h);
       if (!fields.includes(EVERYTHING) && field !== EVERYTHING && !fields.includes(field)) return false;
       if (h.key_id !== keyId) return true;
+      // The key's own later change blocks only where it still stands: for one field, when
+      // that field of it was not put back (it may have been, though others were kept);
+      // for the whole customer, when any of its fields was kept.
       const back = undone.get(h.id);
-      return !back || !fields.every((f) => back.has(f));
+      if (!back) return true;
+      if (back.has(EVERYTHING)) return false;
+      return field === EVERYTHING || fields.includes(EVERYTHING) ? !fields.every((f) => back.has(f)) : !back.has(field);
     });
 
   if (unloggedWrite(input)) {
