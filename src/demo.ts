@@ -4,7 +4,8 @@ import { randomBase62 } from './lib/ids.ts';
 import type { Clock } from './lib/time.ts';
 import { createKey } from './resources/keys/key.service.ts';
 import { addStaff, createWorkspace } from './resources/workspaces/workspace.service.ts';
-import { seedWorkspace } from './seed/seed.service.ts';
+// The seeder pulls in faker: loaded only when a demo is actually made (finishDemo).
+import type { seedWorkspace } from './seed/seed.service.ts';
 
 /**
  * The first start: on an empty database `npm start` makes a demo workspace with seeded
@@ -95,7 +96,8 @@ async function clearDemo(storage: Storage, workspaceId: string): Promise<void> {
 async function finishDemo(storage: Storage, clock: Clock, pending: PendingDemo, deps: DemoDeps): Promise<DemoOutcome> {
   const { db } = storage;
   const ws = pending.workspace_id;
-  await (deps.seed ?? seedWorkspace)(storage, { workspaceId: ws, customers: DEMO_CUSTOMERS, now: clock() });
+  const seed = deps.seed ?? (await import('./seed/seed.service.ts')).seedWorkspace;
+  await seed(storage, { workspaceId: ws, customers: DEMO_CUSTOMERS, now: clock() });
   const password = randomBase62(16);
   const owner = await addStaff(db, clock, { workspaceId: ws, email: 'owner@example.com', name: 'Demo Owner', role: 'owner', password });
   const { key, secret } = await createKey(db, clock, {

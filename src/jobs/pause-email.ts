@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer';
 import type { Db } from '../db/schema.ts';
 import { newId } from '../lib/ids.ts';
 import type { Clock } from '../lib/time.ts';
@@ -85,6 +84,8 @@ export async function notifyKeyPaused(
     for (const email of emails) await keep(db, clock, notice.workspaceId, email, null);
     return { sent: 0, kept: emails.length };
   }
+  // Loaded only when SMTP is used: most starts never send a mail.
+  const { default: nodemailer } = await import('nodemailer');
   const transport = nodemailer.createTransport(mail.smtpUrl);
   let sent = 0;
   try {

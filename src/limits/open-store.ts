@@ -3,7 +3,6 @@ import type { Db } from '../db/schema.ts';
 import { DailyCounterRepo } from './daily-counter.repo.ts';
 import type { LimitStore } from './limit-store.ts';
 import { MemoryLimitStore, type LimitLog } from './memory-store.ts';
-import { RedisLimitStore } from './redis-store.ts';
 
 /**
  * The limit store the config asks for: Redis when REDIS_URL is set (every process shares
@@ -16,6 +15,8 @@ export async function openLimitStore(
   log?: LimitLog,
 ): Promise<LimitStore> {
   if (config.redisUrl) {
+    // Loaded only with REDIS_URL set: ioredis is not needed by a single process.
+    const { RedisLimitStore } = await import('./redis-store.ts');
     const store = new RedisLimitStore({ url: config.redisUrl, prefix: config.redisPrefix, ...(log ? { log } : {}) });
     await store.start();
     return store;
