@@ -106,7 +106,10 @@ async function main() {
     const first = JSON.parse(page).data[0];
     let cursor: string | undefined;
     for (let i = 0, pages = Math.min(50, Math.floor(CUSTOMERS / 200)); i < pages; i++) {
-      const next = (await get(`${api.url}/customers?limit=100${cursor ? `&starting_after=${cursor}` : ''}`, headers)) as { next_cursor?: string };
+      const next = (await get(
+        `${api.url}/customers?limit=100${cursor ? `&starting_after=${cursor}` : ''}`,
+        headers,
+      )) as { next_cursor?: string };
       cursor = next.next_cursor;
     }
     const bodyFile = join(dir, 'page.json');
@@ -119,7 +122,11 @@ async function main() {
       { name: 'GET /customers?limit=25', url: `${api.url}/customers?limit=25`, headers },
       { name: 'GET /customers (deep page)', url: `${api.url}/customers?limit=25&starting_after=${cursor}`, headers },
       { name: 'GET /customers/{id}', url: `${api.url}/customers/${first.id}`, headers },
-      { name: 'GET /customers?email=', url: `${api.url}/customers?email=${encodeURIComponent(first.email ?? 'x@example.com')}`, headers },
+      {
+        name: 'GET /customers?email=',
+        url: `${api.url}/customers?email=${encodeURIComponent(first.email ?? 'x@example.com')}`,
+        headers,
+      },
       { name: 'GET /bookings?limit=25', url: `${api.url}/bookings?limit=25`, headers },
       { name: 'GET /orders?customer=', url: `${api.url}/orders?customer=${first.id}`, headers },
       {
@@ -140,7 +147,9 @@ async function main() {
         `(seeded in ${seedSeconds.toFixed(1)} s); ${CONNECTIONS} connections, ${SECONDS} s per scenario\n`,
     );
     const pad = (s: string, n: number) => s.padEnd(n);
-    console.log(`${pad('scenario', 36)}${pad('req/s', 10)}${pad('vs base', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('p99 vs base', 12)}errors`);
+    console.log(
+      `${pad('scenario', 36)}${pad('req/s', 10)}${pad('vs base', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('p99 vs base', 12)}errors`,
+    );
     for (const r of results) {
       console.log(
         `${pad(r.name, 36)}${pad(r.rps.toFixed(0), 10)}${pad((r.rps / base.rps).toFixed(2), 9)}` +
@@ -148,7 +157,9 @@ async function main() {
       );
     }
     const peak = Math.max(...results.slice(1).map((r) => r.rssMiB));
-    console.log(`\nmemory: API ${peak.toFixed(0)} MiB RSS at its peak, baseline ${base.rssMiB.toFixed(0)} MiB: ${(peak / base.rssMiB).toFixed(2)}x`);
+    console.log(
+      `\nmemory: API ${peak.toFixed(0)} MiB RSS at its peak, baseline ${base.rssMiB.toFixed(0)} MiB: ${(peak / base.rssMiB).toFixed(2)}x`,
+    );
     if (results.some((r) => r.errors > 0)) process.exitCode = 1;
   } finally {
     await Promise.all(children.map((c) => c.stop()));

@@ -89,7 +89,8 @@ async function coldStart(target: Target): Promise<{ wall: number; cpu: number | 
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${target.name} exited before it was ready:\n${out}`);
-      if (performance.now() - started > TIMEOUT_MS) throw new Error(`${target.name} was not ready in ${TIMEOUT_MS} ms:\n${out}`);
+      if (performance.now() - started > TIMEOUT_MS)
+        throw new Error(`${target.name} was not ready in ${TIMEOUT_MS} ms:\n${out}`);
       if ((await ready(port)) === 200) return { wall: performance.now() - started, cpu: cpuMs(child.pid) };
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
@@ -108,10 +109,14 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
 
-const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-  cwd: ROOT,
-  stdio: JSON_OUT ? 'pipe' : 'inherit',
-});
+const build = spawnSync(
+  process.execPath,
+  [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+  {
+    cwd: ROOT,
+    stdio: JSON_OUT ? 'pipe' : 'inherit',
+  },
+);
 if (build.status !== 0 || !existsSync(join(ROOT, 'dist/server.js'))) {
   console.error(`npm run build failed:\n${build.stdout ?? ''}${build.stderr ?? ''}`);
   process.exit(1);
@@ -122,7 +127,10 @@ await coldStart(OURS);
 const wall: Record<'bare' | 'ours', number[]> = { bare: [], ours: [] };
 const cpu: Record<'bare' | 'ours', number[]> = { bare: [], ours: [] };
 for (let i = 0; i < RUNS; i++) {
-  for (const [key, target] of [['bare', BARE], ['ours', OURS]] as const) {
+  for (const [key, target] of [
+    ['bare', BARE],
+    ['ours', OURS],
+  ] as const) {
     const run = await coldStart(target);
     wall[key].push(run.wall);
     if (run.cpu !== null) cpu[key].push(run.cpu);
@@ -142,7 +150,11 @@ if (JSON_OUT) {
       ratio: Math.round(ratio * 100) / 100,
       ...(cpuRatio === null
         ? {}
-        : { bare_cpu_ms: round(median(cpu.bare)), ours_cpu_ms: round(median(cpu.ours)), cpu_ratio: Math.round(cpuRatio * 100) / 100 }),
+        : {
+            bare_cpu_ms: round(median(cpu.bare)),
+            ours_cpu_ms: round(median(cpu.ours)),
+            cpu_ratio: Math.round(cpuRatio * 100) / 100,
+          }),
       bare_runs_ms: wall.bare.map(round),
       ours_runs_ms: wall.ours.map(round),
     })}\n`,
@@ -155,5 +167,7 @@ if (JSON_OUT) {
   console.log(`Cold start to the first 200 from GET /ready, ${RUNS} runs each (Node ${process.version}):`);
   console.log(line(BARE.name, 'bare'));
   console.log(line(OURS.name, 'ours'));
-  console.log(`ratio                  ${ratio.toFixed(2)}x wall (target: at most 2x)${cpuRatio === null ? '' : `, ${cpuRatio.toFixed(2)}x CPU`}`);
+  console.log(
+    `ratio                  ${ratio.toFixed(2)}x wall (target: at most 2x)${cpuRatio === null ? '' : `, ${cpuRatio.toFixed(2)}x CPU`}`,
+  );
 }

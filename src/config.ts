@@ -57,7 +57,9 @@ function trustProxy(raw: string | undefined): boolean | string | number {
   // DECISIONS: TRUST_PROXY *names* the proxies. `true` would believe any client's
   // X-Forwarded-For, letting it dodge (or aim) the per-address refused-key limit.
   if (raw === 'true') {
-    throw new ConfigError('TRUST_PROXY must name the proxies (addresses or CIDR ranges, comma-separated) or a hop count, not "true"');
+    throw new ConfigError(
+      'TRUST_PROXY must name the proxies (addresses or CIDR ranges, comma-separated) or a hop count, not "true"',
+    );
   }
   if (/^\d+$/.test(raw)) return Number(raw);
   return raw; // a comma-separated list of addresses or CIDR ranges

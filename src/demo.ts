@@ -1,4 +1,5 @@
 import type { Storage } from './db/index.ts';
+import { anyWorkspace, deleteWorkspaceRows, insertMeta, readMeta, updateMeta } from './demo.repo.ts';
 import { CURRENT_VERSION } from './http/request-context.ts';
 import { randomBase62 } from './lib/ids.ts';
 import type { Clock } from './lib/time.ts';
@@ -73,24 +74,27 @@ const DEMO_TABLES = [
 ] as const;
 
 async function readDemo(storage: Storage): Promise<DemoRecord | PendingDemo | null> {
-  const row = await storage.db.selectFrom('meta').select('value').where('name', '=', DEMO_META).executeTakeFirst();
-  return row ? (JSON.parse(row.value) as DemoRecord | PendingDemo) : null;
+  const value = await readMeta(storage.db, DEMO_META);
+  return value ? (JSON.parse(value) as DemoRecord | PendingDemo) : null;
 }
 
 async function startDemo(storage: Storage, clock: Clock): Promise<PendingDemo> {
   return storage.db.transaction().execute(async (tx) => {
     const ws = await createWorkspace(tx, clock, { name: 'Demo Venues' });
-    const pending: PendingDemo = { status: 'pending', workspace_id: ws.id, workspace_name: ws.name, created_at: ws.created_at };
-    await tx.insertInto('meta').values({ name: DEMO_META, value: JSON.stringify(pending) }).execute();
+    const pending: PendingDemo = {
+      status: 'pending',
+      workspace_id: ws.id,
+      workspace_name: ws.name,
+      created_at: ws.created_at,
+    };
+    await insertMeta(tx, DEMO_META, JSON.stringify(pending));
     return pending;
   });
 }
 
 /** What an interrupted start left of the demo workspace, removed in one transaction. */
 async function clearDemo(storage: Storage, workspaceId: string): Promise<void> {
-  await storage.db.transaction().execute(async (tx) => {
-    for (const table of DEMO_TABLES) await tx.deleteFrom(table).where('workspace_id', '=', workspaceId).execute();
-  });
+  await deleteWorkspaceRows(storage.db, DEMO_TABLES, workspaceId);
 }
 
 async function finishDemo(storage: Storage, clock: Clock, pending: PendingDemo, deps: DemoDeps): Promise<DemoOutcome> {
@@ -99,7 +103,13 @@ async function finishDemo(storage: Storage, clock: Clock, pending: PendingDemo, 
   const seed = deps.seed ?? (await import('./seed/seed.service.ts')).seedWorkspace;
   await seed(storage, { workspaceId: ws, customers: DEMO_CUSTOMERS, now: clock() });
   const password = randomBase62(16);
-  const owner = await addStaff(db, clock, { workspaceId: ws, email: 'owner@example.com', name: 'Demo Owner', role: 'owner', password });
+  const owner = await addStaff(db, clock, {
+    workspaceId: ws,
+    email: 'owner@example.com',
+    name: 'Demo Owner',
+    role: 'owner',
+    password,
+  });
   const { key, secret } = await createKey(db, clock, {
     workspaceId: ws,
     name: 'Demo test key',
@@ -116,7 +126,7 @@ async function finishDemo(storage: Storage, clock: Clock, pending: PendingDemo, 
     key_id: key.id,
     created_at: pending.created_at,
   };
-  await db.updateTable('meta').set({ value: JSON.stringify(demo) }).where('name', '=', DEMO_META).execute();
+  await updateMeta(db, DEMO_META, JSON.stringify(demo));
   return { kind: 'created', demo, password, secret };
 }
 
@@ -133,8 +143,7 @@ export async function prepareDemo(storage: Storage, clock: Clock, deps: DemoDeps
       return finishDemo(storage, clock, existing, deps);
     }
     if (existing) return { kind: 'existing', demo: existing };
-    const any = await storage.db.selectFrom('workspaces').select('id').limit(1).executeTakeFirst();
-    if (any) return { kind: 'none' };
+    if (await anyWorkspace(storage.db)) return { kind: 'none' };
     return finishDemo(storage, clock, await startDemo(storage, clock), deps);
   });
   if (done.ran) return done.value!;

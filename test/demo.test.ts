@@ -17,7 +17,14 @@ describe.each(ENGINES)('the first-start demo on %s', { timeout: 60_000 }, (engin
 
   const clock = () => Date.now();
   const count = async (table: 'workspaces' | 'customers' | 'venues' | 'staff' | 'api_keys') =>
-    Number((await storage.db.selectFrom(table).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await storage.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number | string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const meta = async () => {
     const row = await storage.db.selectFrom('meta').select('value').where('name', '=', DEMO_META).executeTakeFirst();
     return row ? JSON.parse(row.value) : null;
@@ -65,12 +72,17 @@ describe.each(ENGINES)('the first-start demo on %s', { timeout: 60_000 }, (engin
     await expectWholeDemo(await prepareDemo(storage, clock));
   });
 
-  it.runIf(engine === 'postgres')('a start while another process is making the demo says so in its banner', async () => {
-    await expect(prepareDemo(storage, clock, { seed: crashBeforeSeeding })).rejects.toThrow();
-    // Another process holds the job lock (as it would while redoing the demo).
-    const outcome = await storage.engine.withJobLock(storage.db, 'first-start-demo', () => prepareDemo(storage, clock));
-    expect(outcome.ran).toBe(true);
-    expect(outcome.value).toMatchObject({ kind: 'pending', demo: { status: 'pending' } });
-    expect(demoBanner(outcome.value!, 'http://127.0.0.1:8080')).toMatch(/is being made by another process/);
-  });
+  it.runIf(engine === 'postgres')(
+    'a start while another process is making the demo says so in its banner',
+    async () => {
+      await expect(prepareDemo(storage, clock, { seed: crashBeforeSeeding })).rejects.toThrow();
+      // Another process holds the job lock (as it would while redoing the demo).
+      const outcome = await storage.engine.withJobLock(storage.db, 'first-start-demo', () =>
+        prepareDemo(storage, clock),
+      );
+      expect(outcome.ran).toBe(true);
+      expect(outcome.value).toMatchObject({ kind: 'pending', demo: { status: 'pending' } });
+      expect(demoBanner(outcome.value!, 'http://127.0.0.1:8080')).toMatch(/is being made by another process/);
+    },
+  );
 });

@@ -5,7 +5,9 @@ import { printResult, withStorage } from './run.ts';
 function human(file: string, report: ImportReport): string {
   const done = Object.entries(report.imported).map(([object, n]) => `${n} ${object}`);
   const goodCount = Object.values(report.imported).reduce((a, b) => a + b, 0);
-  const out = [`Imported ${goodCount} of ${report.lines} lines from ${file}${done.length ? `: ${done.join(', ')}` : ''}.`];
+  const out = [
+    `Imported ${goodCount} of ${report.lines} lines from ${file}${done.length ? `: ${done.join(', ')}` : ''}.`,
+  ];
   if (report.bad_lines.length) {
     out.push(`${report.bad_lines.length} bad line(s), nothing of them written:`);
     for (const b of report.bad_lines) {

@@ -42,14 +42,16 @@ interface CreateOptions {
 function expiry(raw: string | undefined): number | null {
   if (raw === undefined) return null;
   const ms = parseInstantWithOffset(raw);
-  if (ms === null) throw invalid(`--expires-at must be ISO 8601 with an offset, e.g. 2027-01-01T00:00:00Z (got "${raw}")`);
+  if (ms === null)
+    throw invalid(`--expires-at must be ISO 8601 with an offset, e.g. 2027-01-01T00:00:00Z (got "${raw}")`);
   return ms;
 }
 
 async function create(opts: CreateOptions): Promise<void> {
   if (opts.mode !== 'test' && opts.mode !== 'live') throw invalid('--mode must be test or live');
   if (opts.access !== 'read' && opts.access !== 'read_write') throw invalid('--access must be read or read_write');
-  if (!opts.restricted && (opts.canRead || opts.canWrite)) throw invalid('--can-read and --can-write need --restricted');
+  if (!opts.restricted && (opts.canRead || opts.canWrite))
+    throw invalid('--can-read and --can-write need --restricted');
   const { key, secret } = await withStorage(({ storage, clock }) =>
     createKey(storage.db, clock, {
       workspaceId: opts.workspace,

@@ -27,8 +27,9 @@ const COMMAND_GROUPS: Array<() => Command> = [
 ];
 
 export function buildProgram(): Command {
-  const program = new Command('venue-api')
-    .description('Operate a Venue Workspace API: serve it, manage workspaces, staff and keys, seed and import data.');
+  const program = new Command('venue-api').description(
+    'Operate a Venue Workspace API: serve it, manage workspaces, staff and keys, seed and import data.',
+  );
   for (const group of COMMAND_GROUPS) program.addCommand(group());
   // addCommand does not pass settings down, so every command gets the override: a usage
   // error then reaches runCli (exit code 1) instead of ending the process itself.
@@ -59,7 +60,9 @@ export async function runCli(argv: string[]): Promise<void> {
       process.exitCode = 0;
       return;
     }
-    const message = describeFailure(err).replace(/\s*\n\s*/g, ' ').trim();
+    const message = describeFailure(err)
+      .replace(/\s*\n\s*/g, ' ')
+      .trim();
     if (!(err instanceof CommanderError)) process.stderr.write(`venue-api: ${message}\n`);
     // `--json` prints one JSON document, a failure included (DECISIONS "Operator CLI").
     if (wantsJson(argv)) printResult(true, failureDocument(err, message), () => message);

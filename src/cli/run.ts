@@ -43,7 +43,11 @@ export function wantsJson(argv: string[]): boolean {
  */
 export function failureDocument(err: unknown, message: string): { error: { code: ErrorCode; message: string } } {
   const code: ErrorCode =
-    err instanceof ApiError ? err.code : err instanceof CommanderError || err instanceof ConfigError ? 'invalid_request' : 'internal_error';
+    err instanceof ApiError
+      ? err.code
+      : err instanceof CommanderError || err instanceof ConfigError
+        ? 'invalid_request'
+        : 'internal_error';
   return { error: { code, message } };
 }
 

@@ -15,7 +15,14 @@ export function staffCommand(): Command {
     .option('--password <password>', 'their password (8 characters or more); without it they cannot sign in yet')
     .option('--json', 'print one JSON document')
     .action(
-      async (opts: { workspace: string; email: string; name: string; role: string; password?: string; json?: boolean }) => {
+      async (opts: {
+        workspace: string;
+        email: string;
+        name: string;
+        role: string;
+        password?: string;
+        json?: boolean;
+      }) => {
         const member = await withStorage(({ storage, clock }) =>
           addStaff(storage.db, clock, {
             workspaceId: opts.workspace,

@@ -32,7 +32,9 @@ function why(s: Skip): string {
 }
 
 function human(report: UndoReport, dryRun: boolean): string {
-  const lines = [`${dryRun ? 'Would revert' : 'Reverted'} ${report.reverted} change(s); skipped ${report.skipped.length}.`];
+  const lines = [
+    `${dryRun ? 'Would revert' : 'Reverted'} ${report.reverted} change(s); skipped ${report.skipped.length}.`,
+  ];
   for (const s of report.skipped) {
     const what = s.field ? `${s.action} ${s.customer} ${s.field}` : `${s.action} ${s.customer}`;
     lines.push(`  skipped ${s.change} (${what}): ${why(s)}`);

@@ -7,7 +7,15 @@ import type { Database } from './schema.ts';
  * the read side spreads back between them; the filter columns are copied out of it. The
  * seeder and the importer both write through here, so the two can never disagree.
  */
-export type DocTable = 'venues' | 'activities' | 'packages' | 'events' | 'bookings' | 'orders' | 'tickets' | 'gift_cards';
+export type DocTable =
+  | 'venues'
+  | 'activities'
+  | 'packages'
+  | 'events'
+  | 'bookings'
+  | 'orders'
+  | 'tickets'
+  | 'gift_cards';
 
 /** A record in storage terms: instants as milliseconds, the rest as the API shows it. */
 export interface DocRecord {

@@ -30,11 +30,13 @@ function documentedHeaders(route: RouteOptions): Record<string, TSchema> | null 
   }
   if (methods.includes('PATCH')) {
     headers['if-match'] = Type.Optional(
-      Type.String({ description: 'The ETag, or the record\'s version in double quotes. Stale: 412, nothing written.' }),
+      Type.String({ description: "The ETag, or the record's version in double quotes. Stale: 412, nothing written." }),
     );
   }
   if (methods.includes('GET') && route.url.includes(':id')) {
-    headers['if-none-match'] = Type.Optional(Type.String({ description: 'The ETag of a copy you hold: 304 if unchanged.' }));
+    headers['if-none-match'] = Type.Optional(
+      Type.String({ description: 'The ETag of a copy you hold: 304 if unchanged.' }),
+    );
   }
   return headers;
 }
@@ -60,14 +62,21 @@ function documentedResponseHeaders(route: RouteOptions, status: string): Record<
     headers['ETag'] = header('`"<version>"` of the record answered.');
   }
   if (status.startsWith('2') && methods.includes('POST')) {
-    headers['Idempotent-Replayed'] = header('`true` when this is the stored answer of an earlier request with the same Idempotency-Key.');
-    headers['Original-Request'] = header('On a replay: the `req_…` of the request that made the stored answer (its body\'s request_id, on an error).');
+    headers['Idempotent-Replayed'] = header(
+      '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.',
+    );
+    headers['Original-Request'] = header(
+      "On a replay: the `req_…` of the request that made the stored answer (its body's request_id, on an error).",
+    );
   }
   if (status === '4xx') {
-    headers['Retry-After'] = header('On a 429: whole seconds until the limit that refused resets.', { type: 'integer' });
+    headers['Retry-After'] = header('On a 429: whole seconds until the limit that refused resets.', {
+      type: 'integer',
+    });
     headers['WWW-Authenticate'] = header('On a 401: `Bearer`.');
     headers['Allow'] = header('On a 405: the methods the path has.');
-    if (methods.includes('POST')) headers['Original-Request'] = header('On a replayed refusal: the request that made it.');
+    if (methods.includes('POST'))
+      headers['Original-Request'] = header('On a replayed refusal: the request that made it.');
   }
   return headers;
 }
@@ -97,7 +106,10 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
       const documented: Record<string, unknown> = { ...schema };
       if (response) {
         documented.response = Object.fromEntries(
-          Object.entries(response).map(([status, r]) => [status, { ...r, headers: documentedResponseHeaders(route, status) }]),
+          Object.entries(response).map(([status, r]) => [
+            status,
+            { ...r, headers: documentedResponseHeaders(route, status) },
+          ]),
         );
       }
       const headers = documentedHeaders(route);
@@ -111,9 +123,7 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
 }
 
 export async function openApiRoute(app: FastifyInstance) {
-  app.get(
-    '/openapi.json',
-    { config: { access: { kind: 'public' } }, schema: { hide: true } },
-    async () => app.swagger(),
+  app.get('/openapi.json', { config: { access: { kind: 'public' } }, schema: { hide: true } }, async () =>
+    app.swagger(),
   );
 }

@@ -24,8 +24,12 @@ function fieldErrors(error: FastifyError): FieldError[] {
       path = path ? `${path}.${params.additionalProperty}` : params.additionalProperty;
       return { field: `${context === 'body' ? '' : `${context}.`}${path}`, message: 'is not a known field' };
     }
-    if (typeof params.missingProperty === 'string') path = path ? `${path}.${params.missingProperty}` : params.missingProperty;
-    return { field: `${context === 'body' ? '' : `${context}.`}${path || context}`, message: v.message ?? 'is not valid' };
+    if (typeof params.missingProperty === 'string')
+      path = path ? `${path}.${params.missingProperty}` : params.missingProperty;
+    return {
+      field: `${context === 'body' ? '' : `${context}.`}${path || context}`,
+      message: v.message ?? 'is not valid',
+    };
   });
 }
 

@@ -55,7 +55,10 @@ function setRateLimitHeaders(reply: FastifyReply, result: Consumption, now: numb
   const perMinute = result.states[0]!; // requestChecks puts the key's requests_per_minute first
   const max = perMinute.check.max;
   reply.header('RateLimit-Policy', `"default";q=${max};w=60`);
-  reply.header('RateLimit', `"default";r=${Math.max(0, max - perMinute.count)};t=${secondsUntil(perMinute.resetAt, now)}`);
+  reply.header(
+    'RateLimit',
+    `"default";r=${Math.max(0, max - perMinute.count)};t=${secondsUntil(perMinute.resetAt, now)}`,
+  );
 }
 
 /**

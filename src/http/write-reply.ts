@@ -26,13 +26,20 @@ const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
  * inside the write's transaction, stored, and sent as that same text, so a replay is byte
  * for byte what the first request got (DECISIONS "Idempotency").
  */
-export async function answerWrite<I, T>(request: FastifyRequest, reply: FastifyReply, route: WriteRoute<I, T>): Promise<FastifyReply> {
+export async function answerWrite<I, T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  route: WriteRoute<I, T>,
+): Promise<FastifyReply> {
   const { writes, errorsUrl } = request.server;
   const actor = actorOf(request);
   const claim = request.idempotency;
   if (!claim) {
     const { body, headers } = route.present(await writes.run(actor, route.service, route.input));
-    return reply.code(route.status).headers(headers ?? {}).send(body);
+    return reply
+      .code(route.status)
+      .headers(headers ?? {})
+      .send(body);
   }
   // The route's own serialiser for this status, taken out here so the pipeline gets a plain function.
   const serialize = reply.getSerializationFunction(String(route.status)) ?? JSON.stringify;
@@ -52,6 +59,7 @@ export async function answerWrite<I, T>(request: FastifyRequest, reply: FastifyR
   const { answer } = outcome;
   // The body is the stored one byte for byte, so its request_id is the first request's;
   // Original-Request (Stripe's name) says so beside this request's own Request-Id.
-  if (outcome.replayed) reply.header('Idempotent-Replayed', 'true').header('Original-Request', outcome.originalRequestId);
+  if (outcome.replayed)
+    reply.header('Idempotent-Replayed', 'true').header('Original-Request', outcome.originalRequestId);
   return reply.code(answer.status).headers(answer.headers).type(answer.contentType).send(answer.body);
 }

@@ -2,7 +2,13 @@ import type { Transaction } from 'kysely';
 import type { Engine } from '../db/dialects/types.ts';
 import type { CustomerListTable, CustomerTable, CustomerTagTable, Database } from '../db/schema.ts';
 import { sameJson } from '../lib/canonical-json.ts';
-import { changeRow, insertChangeRows, type ChangeAuthor, type ChangeInput, type FieldMap } from '../resources/changes/change-log.repo.ts';
+import {
+  changeRow,
+  insertChangeRows,
+  type ChangeAuthor,
+  type ChangeInput,
+  type FieldMap,
+} from '../resources/changes/change-log.repo.ts';
 import type { ListLinkState, TagLinkState } from '../resources/customers/membership.repo.ts';
 
 /**
@@ -30,7 +36,10 @@ export interface ImportedCustomer {
 /** Not fields of the customer: its key and scope, and what every write moves on. */
 const BOOKKEEPING = new Set(['id', 'workspace_id', 'livemode', 'version', 'updated_at']);
 
-const tagLink = (r: Pick<CustomerTagTable, 'added_at' | 'added_by_key_id'>): TagLinkState => ({ added_at: r.added_at, added_by_key_id: r.added_by_key_id });
+const tagLink = (r: Pick<CustomerTagTable, 'added_at' | 'added_by_key_id'>): TagLinkState => ({
+  added_at: r.added_at,
+  added_by_key_id: r.added_by_key_id,
+});
 const listLink = (r: ListLinkState): ListLinkState => ({
   status: r.status,
   added_at: r.added_at,
@@ -47,7 +56,11 @@ export function group(tags: CustomerTagTable[], lists: CustomerListTable[]): Map
 }
 
 /** Every field of the customer, memberships included, as the log names them. */
-function fieldsOf(row: Record<string, unknown> | undefined, links: CustomerLinks | undefined, columns: string[]): FieldMap {
+function fieldsOf(
+  row: Record<string, unknown> | undefined,
+  links: CustomerLinks | undefined,
+  columns: string[],
+): FieldMap {
   const fields: FieldMap = {};
   for (const c of columns) fields[c] = row?.[c] ?? null;
   for (const [id, link] of links?.tags ?? []) fields[`tag:${id}`] = link;
@@ -89,8 +102,17 @@ export async function logImportedCustomers(
 ): Promise<void> {
   const linksAfter = group(written.tags, written.lists);
   const rows = imported.map((c) => {
-    const author: ChangeAuthor = { kind: 'operator', id: IMPORT_OPERATOR, workspaceId: context.workspaceId, livemode: c.row.livemode === 1, requestId: null };
-    return changeRow(author, changeOf(context.at, c, stored.get(c.row.id), linksBefore.get(c.row.id), linksAfter.get(c.row.id)));
+    const author: ChangeAuthor = {
+      kind: 'operator',
+      id: IMPORT_OPERATOR,
+      workspaceId: context.workspaceId,
+      livemode: c.row.livemode === 1,
+      requestId: null,
+    };
+    return changeRow(
+      author,
+      changeOf(context.at, c, stored.get(c.row.id), linksBefore.get(c.row.id), linksAfter.get(c.row.id)),
+    );
   });
   await insertChangeRows(tx, rows, engine.maxInsertRows(Object.keys(rows[0] ?? {}).length || 1));
 }

@@ -18,7 +18,11 @@ export interface ExistingRow {
 const MODE_TABLES = new Set<TableName>(['customers', 'bookings', 'orders']);
 const BATCH = 500;
 
-export async function loadExisting(db: Queryable, table: TableName, ids: Iterable<string>): Promise<Map<string, ExistingRow>> {
+export async function loadExisting(
+  db: Queryable,
+  table: TableName,
+  ids: Iterable<string>,
+): Promise<Map<string, ExistingRow>> {
   const all = [...new Set(ids)];
   const found = new Map<string, ExistingRow>();
   for (let i = 0; i < all.length; i += BATCH) {
@@ -45,7 +49,10 @@ export async function loadExisting(db: Queryable, table: TableName, ids: Iterabl
         workspaceId: r.workspace_id,
         livemode: r.livemode === null ? null : r.livemode === 1,
         deleted: r.deleted_at !== null,
-        dates: r.data === null ? null : new Set((JSON.parse(r.data) as { dates: Array<{ id: string }> }).dates.map((d) => d.id)),
+        dates:
+          r.data === null
+            ? null
+            : new Set((JSON.parse(r.data) as { dates: Array<{ id: string }> }).dates.map((d) => d.id)),
       });
     }
   }
@@ -53,7 +60,11 @@ export async function loadExisting(db: Queryable, table: TableName, ids: Iterabl
 }
 
 /** Customers of this workspace now holding these emails: `${livemode}:${email}` -> id. */
-export async function loadEmails(db: Queryable, workspaceId: string, emails: Iterable<string>): Promise<Map<string, string>> {
+export async function loadEmails(
+  db: Queryable,
+  workspaceId: string,
+  emails: Iterable<string>,
+): Promise<Map<string, string>> {
   const all = [...new Set(emails)];
   const owners = new Map<string, string>();
   for (let i = 0; i < all.length; i += BATCH) {

@@ -64,10 +64,19 @@ function copied(row: Rec, keep: string[] = []): string[] {
 export async function writeDocs(db: Queryable, engine: Engine, table: DocTable, workspaceId: string, records: Rec[]) {
   const rows = records.map((r) => toDocRow(table, workspaceId, fromApiRecord(r)));
   const columns = ['created_at', 'data', ...filterColumnNames(table)];
-  await upsert(db, engine, table, workspaceId, rows, { ...fromExcluded(columns), updated_at: laterUpdatedAt(engine, table) });
+  await upsert(db, engine, table, workspaceId, rows, {
+    ...fromExcluded(columns),
+    updated_at: laterUpdatedAt(engine, table),
+  });
 }
 
-export async function writeVocabulary(db: Queryable, engine: Engine, table: 'tags' | 'lists', workspaceId: string, records: Rec[]) {
+export async function writeVocabulary(
+  db: Queryable,
+  engine: Engine,
+  table: 'tags' | 'lists',
+  workspaceId: string,
+  records: Rec[],
+) {
   const rows = records.map((r) => ({
     id: r.id,
     workspace_id: workspaceId,
@@ -77,7 +86,10 @@ export async function writeVocabulary(db: Queryable, engine: Engine, table: 'tag
     updated_at: Date.parse(r.updated_at),
   }));
   if (rows.length === 0) return;
-  await upsert(db, engine, table, workspaceId, rows, { ...fromExcluded(copied(rows[0]!)), updated_at: laterUpdatedAt(engine, table) });
+  await upsert(db, engine, table, workspaceId, rows, {
+    ...fromExcluded(copied(rows[0]!)),
+    updated_at: laterUpdatedAt(engine, table),
+  });
 }
 
 type ImportedRow = Omit<CustomerTable, 'gender' | 'how_heard_about_us' | 'created_by_key_id'>;
@@ -115,7 +127,11 @@ function customerRow(c: Customer, workspaceId: string): ImportedRow {
 async function insertAll(db: Queryable, engine: Engine, table: 'customer_tags' | 'customer_lists', rows: Rec[]) {
   if (rows.length === 0) return;
   const per = engine.maxInsertRows(Object.keys(rows[0]!).length);
-  for (let i = 0; i < rows.length; i += per) await db.insertInto(table).values(rows.slice(i, i + per) as never).execute();
+  for (let i = 0; i < rows.length; i += per)
+    await db
+      .insertInto(table)
+      .values(rows.slice(i, i + per) as never)
+      .execute();
 }
 
 /**
@@ -125,7 +141,13 @@ async function insertAll(db: Queryable, engine: Engine, table: 'customer_tags' |
  * written gets its change-log row in this same transaction (DECISIONS "Change log and
  * undo"): an undo then sees the import as a later change by someone else.
  */
-export async function writeCustomers(db: Transaction<Database>, engine: Engine, workspaceId: string, records: Customer[], at: number) {
+export async function writeCustomers(
+  db: Transaction<Database>,
+  engine: Engine,
+  workspaceId: string,
+  records: Customer[],
+  at: number,
+) {
   if (records.length === 0) return;
   const ids = records.map((c) => c.id);
   // Held until commit: nobody changes them between this read and the write below.
@@ -143,11 +165,26 @@ export async function writeCustomers(db: Transaction<Database>, engine: Engine, 
   const mine = records.filter((c) => versions.has(c.id));
   if (mine.length === 0) return;
   const mineIds = mine.map((c) => c.id);
-  await db.deleteFrom('customer_tags').where('workspace_id', '=', workspaceId).where('customer_id', 'in', mineIds).execute();
-  await db.deleteFrom('customer_lists').where('workspace_id', '=', workspaceId).where('customer_id', 'in', mineIds).execute();
-  const keptKey = (kind: 'tags' | 'lists', customerId: string, id: string) => linksBefore.get(customerId)?.[kind].get(id)?.added_by_key_id ?? null;
+  await db
+    .deleteFrom('customer_tags')
+    .where('workspace_id', '=', workspaceId)
+    .where('customer_id', 'in', mineIds)
+    .execute();
+  await db
+    .deleteFrom('customer_lists')
+    .where('workspace_id', '=', workspaceId)
+    .where('customer_id', 'in', mineIds)
+    .execute();
+  const keptKey = (kind: 'tags' | 'lists', customerId: string, id: string) =>
+    linksBefore.get(customerId)?.[kind].get(id)?.added_by_key_id ?? null;
   const tags: CustomerTagTable[] = mine.flatMap((c) =>
-    c.tags.map((t) => ({ workspace_id: workspaceId, customer_id: c.id, tag_id: t.id, added_at: ms(t.added_at), added_by_key_id: keptKey('tags', c.id, t.id) })),
+    c.tags.map((t) => ({
+      workspace_id: workspaceId,
+      customer_id: c.id,
+      tag_id: t.id,
+      added_at: ms(t.added_at),
+      added_by_key_id: keptKey('tags', c.id, t.id),
+    })),
   );
   const lists: CustomerListTable[] = mine.flatMap((c) =>
     c.lists.map((l) => ({
@@ -180,7 +217,11 @@ function chunks<T>(items: T[]): T[][] {
  * ends (an UPDATE that changes nothing takes the row lock on PostgreSQL; SQLite's write
  * transaction is already the only one), so what the log says they were is what was replaced.
  */
-export async function holdCustomers(tx: Queryable, workspaceId: string, ids: string[]): Promise<Map<string, CustomerTable>> {
+export async function holdCustomers(
+  tx: Queryable,
+  workspaceId: string,
+  ids: string[],
+): Promise<Map<string, CustomerTable>> {
   const held = new Map<string, CustomerTable>();
   for (const part of chunks([...ids].sort())) {
     const rows = await tx
@@ -200,8 +241,22 @@ export async function linksOf(tx: Queryable, workspaceId: string, ids: string[])
   const tags: CustomerTagTable[] = [];
   const lists: CustomerListTable[] = [];
   for (const part of chunks(ids)) {
-    tags.push(...(await tx.selectFrom('customer_tags').selectAll().where('workspace_id', '=', workspaceId).where('customer_id', 'in', part).execute()));
-    lists.push(...(await tx.selectFrom('customer_lists').selectAll().where('workspace_id', '=', workspaceId).where('customer_id', 'in', part).execute()));
+    tags.push(
+      ...(await tx
+        .selectFrom('customer_tags')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('customer_id', 'in', part)
+        .execute()),
+    );
+    lists.push(
+      ...(await tx
+        .selectFrom('customer_lists')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('customer_id', 'in', part)
+        .execute()),
+    );
   }
   return group(tags, lists);
 }

@@ -34,7 +34,10 @@ function parseLine(line: number, text: string): Parsed {
   try {
     record = JSON.parse(text);
   } catch (e) {
-    return { ok: false, bad: { line, object: null, id: null, errors: [`is not valid JSON (${(e as Error).message})`] } };
+    return {
+      ok: false,
+      bad: { line, object: null, id: null, errors: [`is not valid JSON (${(e as Error).message})`] },
+    };
   }
   if (record === null || typeof record !== 'object' || Array.isArray(record)) {
     return { ok: false, bad: { line, object: null, id: null, errors: ['must be one JSON object'] } };
@@ -43,7 +46,10 @@ function parseLine(line: number, text: string): Parsed {
   const id = typeof r.id === 'string' ? r.id : null;
   if (!OBJECT_NAMES.includes(r.object)) {
     const got = typeof r.object === 'string' ? `"${r.object}"` : 'missing';
-    return { ok: false, bad: { line, object: null, id, errors: [`object must be one of ${OBJECT_NAMES.join(', ')} (${got})`] } };
+    return {
+      ok: false,
+      bad: { line, object: null, id, errors: [`object must be one of ${OBJECT_NAMES.join(', ')} (${got})`] },
+    };
   }
   const object = r.object as ObjectName;
   const errors = schemaErrors(object, r);

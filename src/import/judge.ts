@@ -72,7 +72,8 @@ export function judge(candidates: LineInfo[], ctx: JudgeContext): { good: LineIn
       return event?.dates?.has(ref.id) ? null : `${ref.field} ${ref.id} is not a date of event ${ref.event}`;
     }
     const found = lookup(ref.target, ref.id);
-    if (!found) return `${ref.field} ${ref.id} is not a ${ref.target.replace('_', ' ')} of this workspace or of this file`;
+    if (!found)
+      return `${ref.field} ${ref.id} is not a ${ref.target.replace('_', ' ')} of this workspace or of this file`;
     if (ref.livemode !== undefined && found.livemode !== ref.livemode) {
       return `${ref.field} ${ref.id} is a ${modeWord(found.livemode)} ${ref.target}; a ${modeWord(ref.livemode)} ${info.object} may only name ${modeWord(ref.livemode)} ones`;
     }
@@ -95,7 +96,9 @@ export function judge(candidates: LineInfo[], ctx: JudgeContext): { good: LineIn
   const tiers = [...new Set(candidates.map((c) => RECORD_KINDS[c.object].tier))].sort((a, b) => a - b);
   for (const tier of tiers) {
     // Judge the whole tier before accepting any of it: no reference within a tier.
-    const verdicts = candidates.filter((c) => RECORD_KINDS[c.object].tier === tier).map((info) => ({ info, problems: ownProblems(info) }));
+    const verdicts = candidates
+      .filter((c) => RECORD_KINDS[c.object].tier === tier)
+      .map((info) => ({ info, problems: ownProblems(info) }));
     for (const { info, problems } of verdicts) {
       // One customer per email and mode (DECISIONS "Customers"): the first line keeps it.
       const sameEmail = info.email === null ? undefined : emails.get(`${info.livemode}:${info.email}`);

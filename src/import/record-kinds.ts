@@ -54,8 +54,14 @@ export const RECORD_KINDS: Record<ObjectName, RecordKind> = {
   booking: { object: 'booking', schema: Booking, table: 'bookings', idKind: 'booking', tier: 2, mode: 'mode' },
   order: { object: 'order', schema: Order, table: 'orders', idKind: 'order', tier: 3, mode: 'mode' },
   ticket: { object: 'ticket', schema: Ticket, table: 'tickets', idKind: 'ticket', tier: 4, mode: 'live-only' },
-  gift_card: { object: 'gift_card', schema: GiftCard, table: 'gift_cards', idKind: 'gift_card', tier: 4, mode: 'live-only' },
+  gift_card: {
+    object: 'gift_card',
+    schema: GiftCard,
+    table: 'gift_cards',
+    idKind: 'gift_card',
+    tier: 4,
+    mode: 'live-only',
+  },
 };
 
 export const OBJECT_NAMES = Object.keys(RECORD_KINDS) as ObjectName[];
-

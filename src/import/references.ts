@@ -9,7 +9,17 @@ import type { ObjectName } from './record-kinds.ts';
  * the same mode where that matters: test data only ever points at test data, and
  * tickets and gift cards are real records only (SPEC "Conventions": Test data).
  */
-export type Target = 'venue' | 'tag' | 'list' | 'activity' | 'package' | 'event' | 'event_date' | 'customer' | 'booking' | 'order';
+export type Target =
+  | 'venue'
+  | 'tag'
+  | 'list'
+  | 'activity'
+  | 'package'
+  | 'event'
+  | 'event_date'
+  | 'customer'
+  | 'booking'
+  | 'order';
 
 export interface Ref {
   field: string;
@@ -48,7 +58,8 @@ export function referencesOf(object: ObjectName, r: Rec): Ref[] {
     case 'booking':
       add('venue', 'venue', r.venue);
       for (const [i, p] of (r.people as Rec[]).entries()) add(`people.${i}.customer`, 'customer', p.customer, mode);
-      for (const [i, l] of (r.lines as Rec[]).entries()) if (l.product) add(`lines.${i}.product.id`, l.product.object, l.product.id);
+      for (const [i, l] of (r.lines as Rec[]).entries())
+        if (l.product) add(`lines.${i}.product.id`, l.product.object, l.product.id);
       break;
     case 'order':
       add('venue', 'venue', r.venue);
@@ -95,7 +106,8 @@ export function recordProblems(object: ObjectName, r: Rec): string[] {
       }
     });
   }
-  if (object === 'ticket' && r.event_date !== null && r.event === null) problems.push('event_date needs the event it belongs to');
+  if (object === 'ticket' && r.event_date !== null && r.event === null)
+    problems.push('event_date needs the event it belongs to');
   if (object === 'event') {
     const ids = r.dates.map((d: Rec) => d.id);
     if (new Set(ids).size !== ids.length) problems.push('dates has the same id twice');
@@ -103,15 +115,18 @@ export function recordProblems(object: ObjectName, r: Rec): string[] {
   if (object === 'customer') {
     for (const field of ['tags', 'lists'] as const) {
       const ids = r[field].map((m: Rec) => m.id);
-      if (new Set(ids).size !== ids.length) problems.push(`${field} names the same ${field === 'tags' ? 'tag' : 'list'} twice`);
+      if (new Set(ids).size !== ids.length)
+        problems.push(`${field} names the same ${field === 'tags' ? 'tag' : 'list'} twice`);
     }
     if (!r.first_name.trim()) problems.push('first_name cannot be empty');
     if (r.email !== null) {
       r.email = r.email.trim().toLowerCase();
       if (!EMAIL_ADDRESS.test(r.email)) problems.push('email is not an email address');
     }
-    if (r.phone !== null && toE164(r.phone, null) !== r.phone) problems.push('phone must be in E.164, like +61412345678');
-    if (r.date_of_birth !== null && !isCalendarDate(r.date_of_birth)) problems.push('date_of_birth is not a calendar date');
+    if (r.phone !== null && toE164(r.phone, null) !== r.phone)
+      problems.push('phone must be in E.164, like +61412345678');
+    if (r.date_of_birth !== null && !isCalendarDate(r.date_of_birth))
+      problems.push('date_of_birth is not a calendar date');
   }
   return problems;
 }

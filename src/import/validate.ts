@@ -17,9 +17,13 @@ function strict(schema: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     // properties is a map of names to schemas: each name is kept, each schema made strict.
-    out[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, strict(v)])) : strict(value);
+    out[key] =
+      key === 'properties'
+        ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, strict(v)]))
+        : strict(value);
   }
-  if (out.type === 'object' && out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
+  if (out.type === 'object' && out.properties && out.additionalProperties === undefined)
+    out.additionalProperties = false;
   if (out.format === 'date-time') out.pattern = WIRE_INSTANT;
   return out;
 }
@@ -44,7 +48,8 @@ function describe(e: ErrorObject): [string, string] {
   const join = (name: string) => (path ? `${path}.${name}` : name);
   if (e.keyword === 'additionalProperties') return [join(params.additionalProperty!), 'is not a field of this record'];
   if (e.keyword === 'required') return [join(params.missingProperty!), 'is required'];
-  if (e.keyword === 'pattern' && params.pattern === WIRE_INSTANT) return [path, 'must be an instant like 2026-10-08T09:30:00.000Z'];
+  if (e.keyword === 'pattern' && params.pattern === WIRE_INSTANT)
+    return [path, 'must be an instant like 2026-10-08T09:30:00.000Z'];
   return [path || 'record', e.message ?? 'is not valid'];
 }
 

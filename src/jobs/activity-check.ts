@@ -119,7 +119,12 @@ export async function runActivityCheck(
   options: { hourly?: boolean } = {},
 ): Promise<ActivityCheckResult> {
   const now = deps.clock();
-  const skipped: ActivityCheckResult = { ran: false, checked_at: new Date(now).toISOString(), keys_checked: 0, paused: [] };
+  const skipped: ActivityCheckResult = {
+    ran: false,
+    checked_at: new Date(now).toISOString(),
+    keys_checked: 0,
+    paused: [],
+  };
   const outcome = await deps.engine.withJobLock(deps.db, JOB_LOCK, async () => {
     if (options.hourly && !(await claimHour(deps.db, judgedHour(now).to))) return skipped;
     return check(deps, now);

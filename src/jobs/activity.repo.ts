@@ -102,7 +102,12 @@ export async function customersSentSince(db: Db, keyIds: string[], since: number
 }
 
 /** Sum of requests per key over hours in [from, to). */
-export async function requestsBetween(db: Db, keyIds: string[], from: number, to: number): Promise<Map<string, number>> {
+export async function requestsBetween(
+  db: Db,
+  keyIds: string[],
+  from: number,
+  to: number,
+): Promise<Map<string, number>> {
   if (keyIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('key_activity_hours')
@@ -140,7 +145,10 @@ export async function deleteCustomerReadsBatch(db: Db, before: number, limit: nu
 /** Drops activity older than any window the check reads. */
 export async function purgeActivity(db: Db, now: number, options?: { batch?: number }): Promise<void> {
   // One row per key and hour: an hourly run finds about one row per active key.
-  await db.deleteFrom('key_activity_hours').where('hour_start', '<', hourStart(now) - 8 * DAY_MS).execute();
+  await db
+    .deleteFrom('key_activity_hours')
+    .where('hour_start', '<', hourStart(now) - 8 * DAY_MS)
+    .execute();
   const before = now - 2 * DAY_MS;
   await deleteInBatches((limit) => deleteCustomerReadsBatch(db, before, limit), options);
 }
@@ -152,7 +160,11 @@ const LAST_RUN = 'activity_check.last_hour';
  * and engines (a compare-and-set on the meta row, under the job lock as well).
  */
 export async function claimHour(db: Db, hour: number): Promise<boolean> {
-  await db.insertInto('meta').values({ name: LAST_RUN, value: '0' }).onConflict((oc) => oc.column('name').doNothing()).execute();
+  await db
+    .insertInto('meta')
+    .values({ name: LAST_RUN, value: '0' })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
   const result = await db
     .updateTable('meta')
     .set({ value: String(hour) })

@@ -1,6 +1,8 @@
 import type { Db } from '../db/schema.ts';
 import { newId } from '../lib/ids.ts';
 import type { Clock } from '../lib/time.ts';
+import { staffEmailsWithRoles } from '../resources/workspaces/workspace.repo.ts';
+import { keepInOutbox } from './outbox.repo.ts';
 
 /**
  * Tells the people who manage a workspace's keys that one was paused (SPEC "States and
@@ -46,29 +48,19 @@ export function pauseEmail(to: string, notice: PausedKeyNotice): Email {
 }
 
 export async function keyManagerEmails(db: Db, workspaceId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('staff')
-    .select('email')
-    .where('workspace_id', '=', workspaceId)
-    .where('role', 'in', [...KEY_MANAGER_ROLES])
-    .orderBy('email')
-    .execute();
-  return rows.map((r) => r.email);
+  return staffEmailsWithRoles(db, workspaceId, KEY_MANAGER_ROLES);
 }
 
 async function keep(db: Db, clock: Clock, workspaceId: string, email: Email, error: string | null): Promise<void> {
-  await db
-    .insertInto('outbox')
-    .values({
-      id: newId('email'),
-      workspace_id: workspaceId,
-      recipient: email.to,
-      subject: email.subject,
-      body: email.text,
-      error,
-      created_at: clock(),
-    })
-    .execute();
+  await keepInOutbox(db, {
+    id: newId('email'),
+    workspace_id: workspaceId,
+    recipient: email.to,
+    subject: email.subject,
+    body: email.text,
+    error,
+    created_at: clock(),
+  });
 }
 
 /** Sends (or keeps) one email per key manager; answers how many went out over SMTP. */

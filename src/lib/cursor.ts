@@ -11,7 +11,11 @@ export interface CursorPosition {
 }
 
 function binding(collection: string, filters: Record<string, unknown>): string {
-  const canonical = JSON.stringify(Object.keys(filters).sort().map((k) => [k, filters[k] ?? null]));
+  const canonical = JSON.stringify(
+    Object.keys(filters)
+      .sort()
+      .map((k) => [k, filters[k] ?? null]),
+  );
   return createHash('sha256').update(`${collection}\n${canonical}`).digest('base64url').slice(0, 12);
 }
 

@@ -12,8 +12,7 @@ export function toInstant(ms: number | null | undefined): string | null {
 }
 
 /** SPEC: `updated_since` is ISO 8601 *with an offset* (Z or ±hh:mm). */
-const WITH_OFFSET =
-  /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-](0\d|1[0-4]):?[0-5]\d)$/;
+const WITH_OFFSET = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-](0\d|1[0-4]):?[0-5]\d)$/;
 
 export function parseInstantWithOffset(raw: string): number | null {
   const m = WITH_OFFSET.exec(raw);

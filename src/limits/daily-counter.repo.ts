@@ -24,7 +24,11 @@ export class DailyCounterRepo {
    * database) and drops the days before `today`, in one transaction.
    */
   async add(counts: UnsavedCounts, today: number): Promise<void> {
-    const rows = [...counts].map(([id, { windowStart, count }]) => ({ counter_id: id, window_start: windowStart, count }));
+    const rows = [...counts].map(([id, { windowStart, count }]) => ({
+      counter_id: id,
+      window_start: windowStart,
+      count,
+    }));
     await this.db.transaction().execute(async (tx) => {
       for (let i = 0; i < rows.length; i += BATCH) {
         await tx

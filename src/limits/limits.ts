@@ -75,7 +75,12 @@ export function describeLimit(name: LimitName, max: number): string {
 export interface KeyAllowance {
   id: string;
   workspaceId: string;
-  limits: Readonly<Record<'requests_per_minute' | 'requests_per_day' | 'writes_per_minute' | 'writes_per_day' | 'removals_per_day', number>>;
+  limits: Readonly<
+    Record<
+      'requests_per_minute' | 'requests_per_day' | 'writes_per_minute' | 'writes_per_day' | 'removals_per_day',
+      number
+    >
+  >;
   workspaceRequestsPerMinute: number;
 }
 

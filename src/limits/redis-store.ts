@@ -104,7 +104,8 @@ export class RedisLimitStore implements LimitStore {
     }
     const ids = checks.map((check) => counterId(check, now));
     const args: (string | number)[] = ids.map((c) => this.options.prefix + c.id);
-    for (const [i, check] of checks.entries()) args.push(check.max, check.cost, ids[i]!.resetAt - now + EXPIRY_SLACK_MS);
+    for (const [i, check] of checks.entries())
+      args.push(check.max, check.cost, ids[i]!.resetAt - now + EXPIRY_SLACK_MS);
     try {
       const [allowed, ...counts] = await this.run(checks.length, ...args);
       this.leaveFallback();
@@ -139,7 +140,10 @@ export class RedisLimitStore implements LimitStore {
   private enterFallback(reason: string): void {
     if (this.inFallback || this.closing) return;
     this.inFallback = true;
-    this.options.log?.warn({ reason }, 'limit store: Redis unreachable; counting limits in this process until it is back');
+    this.options.log?.warn(
+      { reason },
+      'limit store: Redis unreachable; counting limits in this process until it is back',
+    );
     this.events.emit('store_fallback', reason);
   }
 

@@ -13,7 +13,11 @@ interface ColumnTables {
   lists: ListTable;
 }
 export type ColumnTable = keyof ColumnTables;
-export type ColumnRow<T extends ColumnTable> = Selectable<ColumnTables[T]> & { id: string; created_at: number; updated_at: number };
+export type ColumnRow<T extends ColumnTable> = Selectable<ColumnTables[T]> & {
+  id: string;
+  created_at: number;
+  updated_at: number;
+};
 
 function scoped(db: Queryable, table: ColumnTable, workspaceId: string) {
   // One query shape for both tables; `tags` stands in for the type checker only.
@@ -23,10 +27,20 @@ function scoped(db: Queryable, table: ColumnTable, workspaceId: string) {
     .where('workspace_id', '=', workspaceId);
 }
 
-export async function pageColumnRows<T extends ColumnTable>(db: Queryable, table: T, workspaceId: string, plan: PagePlan): Promise<ColumnRow<T>[]> {
+export async function pageColumnRows<T extends ColumnTable>(
+  db: Queryable,
+  table: T,
+  workspaceId: string,
+  plan: PagePlan,
+): Promise<ColumnRow<T>[]> {
   return (await pageQuery(scoped(db, table, workspaceId), table, plan).execute()) as ColumnRow<T>[];
 }
 
-export async function findColumnRow<T extends ColumnTable>(db: Queryable, table: T, workspaceId: string, id: string): Promise<ColumnRow<T> | undefined> {
+export async function findColumnRow<T extends ColumnTable>(
+  db: Queryable,
+  table: T,
+  workspaceId: string,
+  id: string,
+): Promise<ColumnRow<T> | undefined> {
   return (await scoped(db, table, workspaceId).where('id', '=', id).executeTakeFirst()) as ColumnRow<T> | undefined;
 }

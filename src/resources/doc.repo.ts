@@ -10,7 +10,15 @@ import { pageQuery } from './paging.repo.ts';
  * The read-only collections the platform owns keep each record as JSON in `data`, beside
  * the columns their filters need. Every query here is scoped by workspace (and mode).
  */
-export type DocTable = 'venues' | 'activities' | 'packages' | 'events' | 'bookings' | 'orders' | 'tickets' | 'gift_cards';
+export type DocTable =
+  | 'venues'
+  | 'activities'
+  | 'packages'
+  | 'events'
+  | 'bookings'
+  | 'orders'
+  | 'tickets'
+  | 'gift_cards';
 
 /**
  * shared: one copy for every key (venues, activities…); mode: test rows for test keys
@@ -64,7 +72,9 @@ function scoped(db: Queryable, table: DocTable, mode: ModeRule, scope: Scope) {
     .select(['id', 'created_at', 'updated_at', 'data'])
     .where(`${table}.workspace_id` as 'venues.workspace_id', '=', scope.workspaceId);
   if (mode === 'mode') {
-    query = query.select(sql<number>`livemode`.as('livemode')).where(sql.ref(`${table}.livemode`), '=', scope.livemode ? 1 : 0);
+    query = query
+      .select(sql<number>`livemode`.as('livemode'))
+      .where(sql.ref(`${table}.livemode`), '=', scope.livemode ? 1 : 0);
   }
   return query;
 }
@@ -82,7 +92,12 @@ export async function pageDocRows(
   return (await pageQuery(query, spec.table, plan).execute()) as DocRow[];
 }
 
-export async function findDocRow(db: Queryable, spec: { table: DocTable; mode: ModeRule }, scope: Scope, id: string): Promise<DocRow | undefined> {
+export async function findDocRow(
+  db: Queryable,
+  spec: { table: DocTable; mode: ModeRule },
+  scope: Scope,
+  id: string,
+): Promise<DocRow | undefined> {
   return (await scoped(db, spec.table, spec.mode, scope)
     .where(`${spec.table}.id` as 'venues.id', '=', id)
     .executeTakeFirst()) as DocRow | undefined;

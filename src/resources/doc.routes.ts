@@ -11,7 +11,11 @@ export type DocRoutesOptions<F extends TProperties> = Omit<ReadRoutesOptions<F>,
 };
 
 /** GET /<collection> and GET /<collection>/{id} over the doc service. */
-export function registerDocRoutes<F extends TProperties>(app: FastifyInstance, db: Db, options: DocRoutesOptions<F>): void {
+export function registerDocRoutes<F extends TProperties>(
+  app: FastifyInstance,
+  db: Db,
+  options: DocRoutesOptions<F>,
+): void {
   const { spec, filters, ...routes } = options;
   registerReadRoutes(app, {
     ...routes,

@@ -31,16 +31,26 @@ export interface ReadRoutesOptions<F extends TProperties> {
 }
 
 /** GET /<collection> and GET /<collection>/{id} over any list and get functions. */
-export function registerReadRoutes<F extends TProperties>(instance: FastifyInstance, options: ReadRoutesOptions<F>): void {
+export function registerReadRoutes<F extends TProperties>(
+  instance: FastifyInstance,
+  options: ReadRoutesOptions<F>,
+): void {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { path, collection, record, filters, tag, summary } = options;
   const access = { kind: 'read' as const, collection };
-  const query = Type.Object({ ...PageQuery, ...filters }, { additionalProperties: false }) as TObject<typeof PageQuery & F>;
+  const query = Type.Object({ ...PageQuery, ...filters }, { additionalProperties: false }) as TObject<
+    typeof PageQuery & F
+  >;
   app.get(
     path,
     {
       config: { access },
-      schema: { tags: [tag], summary: summary.list, querystring: query, response: { 200: ListEnvelope(record), ...ErrorResponses } },
+      schema: {
+        tags: [tag],
+        summary: summary.list,
+        querystring: query,
+        response: { 200: ListEnvelope(record), ...ErrorResponses },
+      },
     },
     async (request) => options.list(actorOf(request), request.query),
   );

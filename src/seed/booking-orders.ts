@@ -13,14 +13,26 @@ import { chance, int, minutes, pick } from './random.ts';
 import { isPeak } from './timeline.ts';
 
 /** A booking and the order that carries its money, told as one story (SPEC "Booking", "Order"). */
-const DISCOUNT_CODES: Array<[string, number]> = [['WELCOME10', 0.1], ['MIDWEEK20', 0.2], ['BIRTHDAY15', 0.15]];
+const DISCOUNT_CODES: Array<[string, number]> = [
+  ['WELCOME10', 0.1],
+  ['MIDWEEK20', 0.2],
+  ['BIRTHDAY15', 0.15],
+];
 
 type LineInput = Parameters<OrderDraft['line']>[0];
 
 function productLines(plan: BookingPlan): LineInput[] {
   if (plan.event) {
     const { event, date } = plan.event;
-    return [{ name: `${event.name} (group table)`, type: 'ticket', category: 'tickets', quantity: plan.adults + plan.juniors, unitPrice: date.price }];
+    return [
+      {
+        name: `${event.name} (group table)`,
+        type: 'ticket',
+        category: 'tickets',
+        quantity: plan.adults + plan.juniors,
+        unitPrice: date.price,
+      },
+    ];
   }
   const p = plan.product!;
   const prices = p.peak && isPeak(plan.venue.timezone, plan.scheduledAt) ? p.peak : p.prices;
@@ -89,7 +101,9 @@ function settle(draft: OrderDraft, plan: BookingPlan, orderAt: number, now: numb
     case 'active': {
       const rule = plan.product?.deposit;
       const deposit =
-        rule?.type === 'fixed' && rule.value ? Math.min(rule.value, draft.total) : Math.round(draft.total * (rule?.type === 'percent' && rule.value ? rule.value / 100 : 0.25));
+        rule?.type === 'fixed' && rule.value
+          ? Math.min(rule.value, draft.total)
+          : Math.round(draft.total * (rule?.type === 'percent' && rule.value ? rule.value / 100 : 0.25));
       if (chance(0.55) || deposit >= draft.total) {
         draft.pay(draft.total, payAt);
         return settled;
@@ -131,7 +145,13 @@ export function sellBooking(
   const settled = settle(draft, plan, times.orderAt, run.now);
   const livemode = party[0]!.livemode;
   const updatedAt = Math.max(times.orderAt, settled.lastChange);
-  const booking = buildBooking(run, plan, party, { id: bookingId, createdAt: times.bookingAt, updatedAt, checkedIn: settled.checkedIn }, livemode);
+  const booking = buildBooking(
+    run,
+    plan,
+    party,
+    { id: bookingId, createdAt: times.bookingAt, updatedAt, checkedIn: settled.checkedIn },
+    livemode,
+  );
   const order = orderRecord(run, draft, {
     id: orderId,
     type: 'booking',

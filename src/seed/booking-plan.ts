@@ -27,7 +27,9 @@ export interface BookingPlan {
 /** The first event date between a day and three months after `at`, if any. */
 export function upcomingDate(events: SeedEvent[], at: number): { event: SeedEvent; date: SeedEventDate } | null {
   const open = events.flatMap((event) =>
-    event.dates.filter((d) => d.status !== 'cancelled' && d.scheduledAt > at + DAY_MS && d.scheduledAt < at + 90 * DAY_MS).map((date) => ({ event, date })),
+    event.dates
+      .filter((d) => d.status !== 'cancelled' && d.scheduledAt > at + DAY_MS && d.scheduledAt < at + 90 * DAY_MS)
+      .map((date) => ({ event, date })),
   );
   return open.length ? pick(open) : null;
 }

@@ -77,7 +77,10 @@ export function buildBlock(run: SeedRun, createdAt: number): DocRecord {
     data: {
       number: bookingNumber(run, venue),
       venue: venue.id,
-      status: { name: pick(['Maintenance', 'Staff training', 'Private function']), type: past ? 'completed' : 'active' },
+      status: {
+        name: pick(['Maintenance', 'Staff training', 'Private function']),
+        type: past ? 'completed' : 'active',
+      },
       scheduled_at: iso(scheduledAt),
       ...renameLocal(localParts(venue.timezone, scheduledAt)),
       timezone: venue.timezone,

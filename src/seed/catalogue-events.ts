@@ -41,7 +41,14 @@ function buildDates(idea: EventIdea, venue: SeedVenue, from: number, now: number
   }));
 }
 
-export function buildEvents(profile: CountryProfile, venues: SeedVenue[], slugs: SlugSet, at: () => number, now: number, from: number) {
+export function buildEvents(
+  profile: CountryProfile,
+  venues: SeedVenue[],
+  slugs: SlugSet,
+  at: () => number,
+  now: number,
+  from: number,
+) {
   const records: DocRecord[] = [];
   const events: SeedEvent[] = [];
   for (const idea of sample(EVENT_IDEAS, int(4, 5))) {

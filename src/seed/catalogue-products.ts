@@ -54,9 +54,20 @@ function bookableData(idea: ActivityIdea, product: SeedProduct, slug: string, st
   };
 }
 
-function product(object: 'activity' | 'package', idea: ActivityIdea | PackageIdea, profile: CountryProfile, venues: SeedVenue[]): SeedProduct {
+function product(
+  object: 'activity' | 'package',
+  idea: ActivityIdea | PackageIdea,
+  profile: CountryProfile,
+  venues: SeedVenue[],
+): SeedProduct {
   const prices = pricesOf(idea, profile.priceFactor);
-  const deposit = 'deposit' in idea && idea.deposit ? { type: idea.deposit.type, value: idea.deposit.type === 'fixed' ? price(idea.deposit.value, profile.priceFactor) : idea.deposit.value } : null;
+  const deposit =
+    'deposit' in idea && idea.deposit
+      ? {
+          type: idea.deposit.type,
+          value: idea.deposit.type === 'fixed' ? price(idea.deposit.value, profile.priceFactor) : idea.deposit.value,
+        }
+      : null;
   return {
     object,
     id: newId(object),
@@ -81,7 +92,12 @@ export function buildActivities(profile: CountryProfile, venues: SeedVenue[], sl
     const status = i === ideas.length - 1 ? 'archived' : 'active';
     if (status === 'active') sellable.push(p);
     const created = at();
-    records.push({ id: p.id, created_at: created, updated_at: created, data: bookableData(idea, p, slugs.take(idea.name), status, false) });
+    records.push({
+      id: p.id,
+      created_at: created,
+      updated_at: created,
+      data: bookableData(idea, p, slugs.take(idea.name), status, false),
+    });
   });
   return { records, sellable };
 }
@@ -92,7 +108,13 @@ function availability(idea: PackageIdea, now: number) {
   return { available_from: `${year}-12-15`, available_until: `${year + 1}-01-31` };
 }
 
-export function buildPackages(profile: CountryProfile, venues: SeedVenue[], slugs: SlugSet, at: () => number, now: number) {
+export function buildPackages(
+  profile: CountryProfile,
+  venues: SeedVenue[],
+  slugs: SlugSet,
+  at: () => number,
+  now: number,
+) {
   const ideas = sample(PACKAGE_IDEAS, int(3, 5));
   const records: DocRecord[] = [];
   const sellable: SeedProduct[] = [];

@@ -34,7 +34,13 @@ function buildVenues(profile: CountryProfile, slugs: SlugSet, at: () => number) 
   const records: DocRecord[] = [];
   const f = profile.faker;
   for (const city of sample(profile.cities, int(2, 3))) {
-    const venue: SeedVenue = { id: newId('venue'), name: `${brand} ${city.name}`, code: city.code, timezone: city.timezone, city };
+    const venue: SeedVenue = {
+      id: newId('venue'),
+      name: `${brand} ${city.name}`,
+      code: city.code,
+      timezone: city.timezone,
+      city,
+    };
     venues.push(venue);
     const created = at();
     const slug = slugs.take(venue.name);
@@ -84,7 +90,16 @@ function buildLists(workspaceId: string, existing: Map<string, string>, slugs: S
     if (known) return known;
     const created = at();
     const { name, description, kind } = idea;
-    rows.push({ id: newId('list'), workspace_id: workspaceId, name, slug: slugs.take(name), description, kind, created_at: created, updated_at: created });
+    rows.push({
+      id: newId('list'),
+      workspace_id: workspaceId,
+      name,
+      slug: slugs.take(name),
+      description,
+      kind,
+      created_at: created,
+      updated_at: created,
+    });
     return rows[rows.length - 1]!.id;
   });
   return { ids, rows };
@@ -118,7 +133,12 @@ export function buildCatalogue(
       tagIds: tags.ids,
       listIds: lists.ids,
     },
-    docs: { venues: venues.records, activities: activities.records, packages: packages.records, events: events.records },
+    docs: {
+      venues: venues.records,
+      activities: activities.records,
+      packages: packages.records,
+      events: events.records,
+    },
     tags: tags.rows,
     lists: lists.rows,
   };

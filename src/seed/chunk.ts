@@ -59,7 +59,8 @@ function planChunk(people: SeedCustomer[], from: number, to: number): Plan[] {
   for (const c of people) {
     const bookings = Number(weighted({ 0: 48, 1: 36, 2: 12, 3: 4 }));
     // A customer record is usually made by their first booking, minutes before it is saved.
-    for (let i = 0; i < bookings; i++) add('booking', c, c.livemode, i === 0 ? c.createdAt + int(5, 600) * 1000 : between(c.createdAt, to));
+    for (let i = 0; i < bookings; i++)
+      add('booking', c, c.livemode, i === 0 ? c.createdAt + int(5, 600) * 1000 : between(c.createdAt, to));
     if (c.livemode && chance(0.12)) add('tickets', c, true, between(c.createdAt, to));
     if (c.livemode && chance(0.04)) add('gift_card', c, true, between(c.createdAt, to));
     if (chance(0.08)) add('counter', c, c.livemode, between(c.createdAt, to));
@@ -120,9 +121,19 @@ export async function buildChunk(run: SeedRun, n: number, from: number, to: numb
       out.orders.push(sold.order);
     } else if (plan.kind === 'gift_card') {
       const cardAt = run.seq.gift_cards.next(plan.orderAt + int(1, 1000));
-      out.orders.push(sellGiftCard(run, plan.customer!, someoneBefore(mates, plan.orderAt, plan.customer), plan.orderAt, cardAt, pool));
+      out.orders.push(
+        sellGiftCard(
+          run,
+          plan.customer!,
+          someoneBefore(mates, plan.orderAt, plan.customer),
+          plan.orderAt,
+          cardAt,
+          pool,
+        ),
+      );
     } else {
-      const sold = plan.kind === 'tickets' ? sellTickets(run, plan.customer!, plan.orderAt, (t) => run.seq.tickets.next(t)) : null;
+      const sold =
+        plan.kind === 'tickets' ? sellTickets(run, plan.customer!, plan.orderAt, (t) => run.seq.tickets.next(t)) : null;
       if (sold) {
         out.orders.push(sold.order);
         out.tickets.push(...sold.tickets);

@@ -27,7 +27,11 @@ export interface CustomerChunk {
   lists: CustomerListTable[];
 }
 
-const asciiName = (s: string) => s.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]/g, '');
+const asciiName = (s: string) =>
+  s
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]/g, '');
 
 /** Unique per workspace and mode because of the run's tag and counter (DECISIONS "Customers"). */
 function emailFor(run: SeedRun, first: string, last: string | null): string {
@@ -93,7 +97,13 @@ function memberships(run: SeedRun, c: SeedCustomer, out: CustomerChunk, windowEn
   const when = () => Math.min(run.now, c.createdAt + Math.floor(Math.random() * (windowEnd - c.createdAt)));
   const tagCount = Number(weighted({ 0: 50, 1: 30, 2: 15, 3: 5 }));
   for (const tagId of sample(tagIds, tagCount)) {
-    out.tags.push({ workspace_id: run.workspaceId, customer_id: c.id, tag_id: tagId, added_at: when(), added_by_key_id: null });
+    out.tags.push({
+      workspace_id: run.workspaceId,
+      customer_id: c.id,
+      tag_id: tagId,
+      added_at: when(),
+      added_by_key_id: null,
+    });
   }
   const listCount = Number(weighted({ 0: 45, 1: 40, 2: 15 }));
   for (const listId of sample(listIds, listCount)) {

@@ -38,7 +38,15 @@ export class GiftCardPool {
 
   constructor(private readonly now: number) {}
 
-  issue(input: { id?: string; createdAt: number; value: number; buyer: string; holder: string | null; recipientName: string | null; orderId: string }): string {
+  issue(input: {
+    id?: string;
+    createdAt: number;
+    value: number;
+    buyer: string;
+    holder: string | null;
+    recipientName: string | null;
+    orderId: string;
+  }): string {
     const delivered = input.createdAt + int(1, 72) * 3_600_000;
     const card: SeedGiftCard = {
       id: input.id ?? newId('gift_card'),
@@ -67,7 +75,14 @@ export class GiftCardPool {
     return amount;
   }
 
-  private move(card: SeedGiftCard, type: string, amount: number, order: string | null, booking: string | null, at: number) {
+  private move(
+    card: SeedGiftCard,
+    type: string,
+    amount: number,
+    order: string | null,
+    booking: string | null,
+    at: number,
+  ) {
     card.balance += amount;
     card.updatedAt = at;
     card.movements.push({ type, amount, balance_after: card.balance, order, booking, created_at: iso(at) });
@@ -77,7 +92,14 @@ export class GiftCardPool {
   records(): DocRecord[] {
     return this.cards.map((card) => {
       if (chance(0.02) && card.updatedAt < this.now - DAY_MS) {
-        this.move(card, 'void', -card.balance, null, null, card.updatedAt + Math.floor(Math.random() * (this.now - card.updatedAt)));
+        this.move(
+          card,
+          'void',
+          -card.balance,
+          null,
+          null,
+          card.updatedAt + Math.floor(Math.random() * (this.now - card.updatedAt)),
+        );
         card.active = false;
       }
       return {

@@ -51,7 +51,15 @@ export class OrderDraft {
 
   constructor(private readonly taxRate: number) {}
 
-  line(input: { name: string; type: string; category: string; quantity: number; unitPrice: number; discount?: number; taxed?: boolean }): OrderLine {
+  line(input: {
+    name: string;
+    type: string;
+    category: string;
+    quantity: number;
+    unitPrice: number;
+    discount?: number;
+    taxed?: boolean;
+  }): OrderLine {
     const discount = input.discount ?? 0;
     const total = input.quantity * input.unitPrice - discount;
     const taxed = input.taxed ?? true;
@@ -76,7 +84,17 @@ export class OrderDraft {
   cancelLines(): void {
     for (const l of [...this.lines]) {
       if (l.adjusts !== null) continue;
-      this.lines.push({ ...l, id: `oli_${token(22)}`, name: `Cancelled: ${l.name}`, type: 'adjustment', quantity: -l.quantity, total: -l.total, discount: -l.discount, tax: -l.tax, adjusts: l.id });
+      this.lines.push({
+        ...l,
+        id: `oli_${token(22)}`,
+        name: `Cancelled: ${l.name}`,
+        type: 'adjustment',
+        quantity: -l.quantity,
+        total: -l.total,
+        discount: -l.discount,
+        tax: -l.tax,
+        adjusts: l.id,
+      });
     }
   }
 
@@ -105,7 +123,13 @@ export class OrderDraft {
     const card = method === 'card' ? { brand: pick(CARD_BRANDS), last4: String(int(0, 9999)).padStart(4, '0') } : null;
     // Now and then a card is declined first; a failed payment moves no money.
     if (card && chance(0.03)) {
-      this.payments.push({ amount, method, status: 'failed', card: { ...card, last4: String(int(0, 9999)).padStart(4, '0') }, processed_at: iso(at) });
+      this.payments.push({
+        amount,
+        method,
+        status: 'failed',
+        card: { ...card, last4: String(int(0, 9999)).padStart(4, '0') },
+        processed_at: iso(at),
+      });
     }
     this.payments.push({ amount, method, status: 'succeeded', card, processed_at: iso(at) });
   }

@@ -15,18 +15,32 @@ import { localParts } from './timeline.ts';
  * Orders that are not bookings: event tickets (with their ticket records), gift cards
  * (with the card) and counter sales. Tickets and gift cards are live only (SPEC "Test data").
  */
-export function sellTickets(run: SeedRun, buyer: SeedCustomer, orderAt: number, nextTicketAt: (candidate: number) => number) {
+export function sellTickets(
+  run: SeedRun,
+  buyer: SeedCustomer,
+  orderAt: number,
+  nextTicketAt: (candidate: number) => number,
+) {
   const slot = upcomingDate(run.catalogue.events, orderAt);
   if (!slot) return null;
   const { event, date } = slot;
   const quantity = Math.max(event.minTickets, int(1, 4));
   const draft = new OrderDraft(run.profile.taxRate);
   const { localDate } = localParts(event.venue.timezone, date.scheduledAt);
-  draft.line({ name: `${event.name}, ${localDate}`, type: 'ticket', category: 'tickets', quantity, unitPrice: date.price });
+  draft.line({
+    name: `${event.name}, ${localDate}`,
+    type: 'ticket',
+    category: 'tickets',
+    quantity,
+    unitPrice: date.price,
+  });
   const payAt = Math.min(run.now, orderAt + minutes(1, 3));
   draft.pay(draft.total, payAt);
   const refunded = chance(0.04);
-  const refundAt = Math.min(run.now, payAt + Math.floor(Math.random() * Math.max(0, date.scheduledAt - payAt - DAY_MS)));
+  const refundAt = Math.min(
+    run.now,
+    payAt + Math.floor(Math.random() * Math.max(0, date.scheduledAt - payAt - DAY_MS)),
+  );
   if (refunded) {
     draft.cancelLines();
     draft.refund(draft.paidIn, 'requested by customer', refundAt);
@@ -70,11 +84,25 @@ export function sellTickets(run: SeedRun, buyer: SeedCustomer, orderAt: number, 
   return { order, tickets };
 }
 
-export function sellGiftCard(run: SeedRun, buyer: SeedCustomer, friend: SeedCustomer | null, orderAt: number, cardAt: number, pool: GiftCardPool): DocRecord {
+export function sellGiftCard(
+  run: SeedRun,
+  buyer: SeedCustomer,
+  friend: SeedCustomer | null,
+  orderAt: number,
+  cardAt: number,
+  pool: GiftCardPool,
+): DocRecord {
   const value = Math.round((pick([5000, 10000, 10000, 15000, 20000, 25000]) * run.profile.priceFactor) / 500) * 500;
   const draft = new OrderDraft(run.profile.taxRate);
   // A gift card is money held, not a sale: no tax until it is spent.
-  draft.line({ name: 'Gift card', type: 'gift_card', category: 'gift_cards', quantity: 1, unitPrice: value, taxed: false });
+  draft.line({
+    name: 'Gift card',
+    type: 'gift_card',
+    category: 'gift_cards',
+    quantity: 1,
+    unitPrice: value,
+    taxed: false,
+  });
   const payAt = Math.min(run.now, orderAt + minutes(1, 3));
   draft.pay(draft.total, payAt, 'card');
   const orderId = newId('order');
@@ -106,11 +134,22 @@ export function sellGiftCard(run: SeedRun, buyer: SeedCustomer, friend: SeedCust
 }
 
 /** A sale at the counter: food, drinks, arcade tokens; a walk-in has no customer record. */
-export function sellAtCounter(run: SeedRun, customer: SeedCustomer | null, livemode: boolean, orderAt: number): DocRecord {
+export function sellAtCounter(
+  run: SeedRun,
+  customer: SeedCustomer | null,
+  livemode: boolean,
+  orderAt: number,
+): DocRecord {
   const draft = new OrderDraft(run.profile.taxRate);
   for (let i = int(1, 3); i > 0; i--) {
     const [name, category, cents] = pick(COUNTER_ITEMS);
-    draft.line({ name, type: 'item', category, quantity: int(1, 3), unitPrice: Math.round((cents * run.profile.priceFactor) / 10) * 10 });
+    draft.line({
+      name,
+      type: 'item',
+      category,
+      quantity: int(1, 3),
+      unitPrice: Math.round((cents * run.profile.priceFactor) / 10) * 10,
+    });
   }
   draft.pay(draft.total, orderAt, pick(['card', 'card', 'eftpos', 'cash']));
   return orderRecord(run, draft, {

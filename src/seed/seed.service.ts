@@ -47,13 +47,22 @@ export interface SeedCounts {
 export const MAX_SEED_CUSTOMERS = 10_000_000;
 const CUSTOMERS_PER_TRANSACTION = 20_000;
 
-async function existingCatalogue(db: Queryable, workspaceId: string): Promise<ExistingCatalogue & { bookings: number; orders: number }> {
+async function existingCatalogue(
+  db: Queryable,
+  workspaceId: string,
+): Promise<ExistingCatalogue & { bookings: number; orders: number }> {
   const { docs, tags, lists, bookings, orders } = await readCatalogue(db, workspaceId);
   const slugs = (rows: Array<{ slug?: string }>) => rows.map((r) => r.slug ?? '').filter(Boolean);
   return {
     tags: new Map(tags.map((t) => [t.name, t.id])),
     lists: new Map(lists.map((l) => [l.name, l.id])),
-    slugs: { venues: slugs(docs.venues), activities: slugs(docs.activities), packages: slugs(docs.packages), events: slugs(docs.events), lists: lists.map((l) => l.slug) },
+    slugs: {
+      venues: slugs(docs.venues),
+      activities: slugs(docs.activities),
+      packages: slugs(docs.packages),
+      events: slugs(docs.events),
+      lists: lists.map((l) => l.slug),
+    },
     bookings,
     orders,
   };
@@ -120,7 +129,12 @@ export async function seedWorkspace(storage: Storage, options: SeedOptions): Pro
       // Chunk c+1 is generated while chunk c is written: at most two chunks in memory.
       let writing: Promise<void> = Promise.resolve();
       for (let c = first; c < Math.min(chunks, first + chunksPerTx); c++) {
-        const rows = await buildChunk(run, Math.min(chunkSize, total - c * chunkSize), from + c * windowMs, from + (c + 1) * windowMs);
+        const rows = await buildChunk(
+          run,
+          Math.min(chunkSize, total - c * chunkSize),
+          from + c * windowMs,
+          from + (c + 1) * windowMs,
+        );
         await writing;
         writing = writeChunk(tx, engine, workspaceId, rows).then(() => {
           tally(counts, rows);

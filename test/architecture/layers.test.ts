@@ -22,7 +22,11 @@ function filesUnder(dir: string): string[] {
 /** Every module a file names: static imports and re-exports, and dynamic import(). */
 function specifiers(source: string): string[] {
   const found: string[] = [];
-  const patterns = [/^\s*(?:import|export)\s[^;]*?\sfrom\s+['"]([^'"]+)['"]/gms, /^\s*import\s+['"]([^'"]+)['"]/gm, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g];
+  const patterns = [
+    /^\s*(?:import|export)\s[^;]*?\sfrom\s+['"]([^'"]+)['"]/gms,
+    /^\s*import\s+['"]([^'"]+)['"]/gm,
+    /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
   for (const pattern of patterns) for (const m of source.matchAll(pattern)) found.push(m[1]!);
   return found;
 }
@@ -77,7 +81,8 @@ describe('dependencies point one way', () => {
   it('db and lib import only each other and the config', () => {
     const allowed = (to: string) => to.startsWith('src/db/') || to.startsWith('src/lib/') || to === 'src/config.ts';
     const wrong = violations(
-      (e) => (e.from.startsWith('src/db/') || e.from.startsWith('src/lib/')) && e.to.startsWith('src/') && !allowed(e.to),
+      (e) =>
+        (e.from.startsWith('src/db/') || e.from.startsWith('src/lib/')) && e.to.startsWith('src/') && !allowed(e.to),
     );
     expect(wrong).toEqual([]);
   });
@@ -90,9 +95,7 @@ describe('dependencies point one way', () => {
     const top = ['src/app.ts', 'src/server.ts'];
     const wrong = violations(
       (e) =>
-        !top.includes(e.from) &&
-        !e.from.startsWith('src/cli/') &&
-        (top.includes(e.to) || e.to.startsWith('src/cli/')),
+        !top.includes(e.from) && !e.from.startsWith('src/cli/') && (top.includes(e.to) || e.to.startsWith('src/cli/')),
     );
     expect(wrong).toEqual([]);
   });

@@ -61,9 +61,17 @@ describe.each(ENGINES)('the change log on %s', (engine) => {
       expect(await purgeChangeLog(t.storage.db, t.clock.fn)).toBe(0);
       t.clock.now = start + 366 * DAY_MS;
       expect(await purgeChangeLog(t.storage.db, t.clock.fn)).toBeGreaterThanOrEqual(1);
-      const left = await t.storage.db.selectFrom('change_log').select('object_id').where('object_id', 'in', [old.id, newer.id]).execute();
+      const left = await t.storage.db
+        .selectFrom('change_log')
+        .select('object_id')
+        .where('object_id', 'in', [old.id, newer.id])
+        .execute();
       expect(left.map((r) => r.object_id)).toEqual([newer.id]);
-      const remaining = await t.storage.db.selectFrom('change_log').select('at').where('at', '<', t.clock.now - 365 * DAY_MS).execute();
+      const remaining = await t.storage.db
+        .selectFrom('change_log')
+        .select('at')
+        .where('at', '<', t.clock.now - 365 * DAY_MS)
+        .execute();
       expect(remaining).toEqual([]);
     } finally {
       t.clock.now = start;

@@ -22,7 +22,8 @@ describe.each(ENGINES)('undo blockers on %s', (engine) => {
   afterAll(async () => t?.close());
 
   const operator = { kind: 'operator', id: 'cli:test' } as const;
-  const undo = (key: TestKey, dryRun = false) => undoKeyChanges(t.storage, key.id, { by: operator, clock: t.clock.fn, dryRun });
+  const undo = (key: TestKey, dryRun = false) =>
+    undoKeyChanges(t.storage, key.id, { by: operator, clock: t.clock.fn, dryRun });
 
   it("names the key's own kept later change later_change_kept, not someone else's", async () => {
     const k = await roomyKey(t);
@@ -32,7 +33,14 @@ describe.each(ENGINES)('undo blockers on %s', (engine) => {
     const report = await undo(k);
     expect(report.reverted).toBe(0);
     expect(report.skipped).toEqual([
-      { change: expect.any(String), action: 'customer.update', customer: c.id, field: 'nickname', reason: 'changed_since', by: staff.actor.id },
+      {
+        change: expect.any(String),
+        action: 'customer.update',
+        customer: c.id,
+        field: 'nickname',
+        reason: 'changed_since',
+        by: staff.actor.id,
+      },
       { change: expect.any(String), action: 'customer.create', customer: c.id, reason: 'later_change_kept' },
     ]);
     expect((await get(t, t.keys.test, c.id)).json().nickname).toBe('by staff');
@@ -49,7 +57,14 @@ describe.each(ENGINES)('undo blockers on %s', (engine) => {
     // The later change keeps company (someone else changed it since) but gives line1 back,
     // so the earlier change of line1 is undone too: line1 is what it was before the key.
     expect(report.skipped).toEqual([
-      { change: expect.any(String), action: 'customer.update', customer: c.id, field: 'company', reason: 'changed_since', by: other.id },
+      {
+        change: expect.any(String),
+        action: 'customer.update',
+        customer: c.id,
+        field: 'company',
+        reason: 'changed_since',
+        by: other.id,
+      },
     ]);
     const now = (await get(t, t.keys.test, c.id)).json();
     expect(now.address.line1).toBeNull();
@@ -64,7 +79,9 @@ describe.each(ENGINES)('undo blockers on %s', (engine) => {
     const run = await cli(t.storage, 'undo', k.id, '--dry-run');
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/\(customer\.update cus_\w+ nickname\): changed later by someone else \(stf_\w+\)/);
-    expect(run.stdout).toMatch(/\(customer\.create cus_\w+\): the key's own later change to it was kept \(not undone\)\n/);
+    expect(run.stdout).toMatch(
+      /\(customer\.create cus_\w+\): the key's own later change to it was kept \(not undone\)\n/,
+    );
   }, 60_000);
 
   it('reverts nothing of a customer written since without a log row, and says "unlogged"', async () => {
@@ -80,9 +97,21 @@ describe.each(ENGINES)('undo blockers on %s', (engine) => {
     const report = await undo(k);
     expect(report).toEqual({
       reverted: 0,
-      skipped: [{ change: expect.any(String), action: 'customer.update', customer: c.id, reason: 'changed_since', by: 'unlogged' }],
+      skipped: [
+        {
+          change: expect.any(String),
+          action: 'customer.update',
+          customer: c.id,
+          reason: 'changed_since',
+          by: 'unlogged',
+        },
+      ],
     });
-    expect((await get(t, t.keys.test, c.id)).json()).toMatchObject({ last_name: 'By key', company: 'Unlogged Co', version: '3' });
+    expect((await get(t, t.keys.test, c.id)).json()).toMatchObject({
+      last_name: 'By key',
+      company: 'Unlogged Co',
+      version: '3',
+    });
     expect(await undo(k)).toEqual({ reverted: 0, skipped: [] });
   });
 });

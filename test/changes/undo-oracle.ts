@@ -53,7 +53,11 @@ export function expectedAfterUndo(keyId: string, log: LogRow[], now: CustomerSna
 /** The customer as the oracle compares it: existence, columns and memberships by field name. */
 export async function snapshot(db: Db, customerId: string, fieldNames: string[]): Promise<CustomerSnapshot> {
   const row = await db.selectFrom('customers').selectAll().where('id', '=', customerId).executeTakeFirstOrThrow();
-  const tags = await db.selectFrom('customer_tags').select(['tag_id', 'added_at', 'added_by_key_id']).where('customer_id', '=', customerId).execute();
+  const tags = await db
+    .selectFrom('customer_tags')
+    .select(['tag_id', 'added_at', 'added_by_key_id'])
+    .where('customer_id', '=', customerId)
+    .execute();
   const lists = await db
     .selectFrom('customer_lists')
     .select(['list_id', 'status', 'added_at', 'unsubscribed_at', 'added_by_key_id'])
@@ -67,7 +71,12 @@ export async function snapshot(db: Db, customerId: string, fieldNames: string[])
     } else if (name.startsWith('list:')) {
       const link = lists.find((l) => l.list_id === name.slice(5));
       fields[name] = link
-        ? { status: link.status, added_at: link.added_at, unsubscribed_at: link.unsubscribed_at, added_by_key_id: link.added_by_key_id }
+        ? {
+            status: link.status,
+            added_at: link.added_at,
+            unsubscribed_at: link.unsubscribed_at,
+            added_by_key_id: link.added_by_key_id,
+          }
         : null;
     } else fields[name] = (row as unknown as Record<string, unknown>)[name];
   }

@@ -11,7 +11,10 @@ const value = fc.constantFrom('a', 'b', null);
 const Edit = fc.oneof(
   fc.record({
     op: fc.constant('update' as const),
-    fields: fc.record({ last_name: value, nickname: value, company: value, address: fc.record({ line1: value }) }, { requiredKeys: [] }),
+    fields: fc.record(
+      { last_name: value, nickname: value, company: value, address: fc.record({ line1: value }) },
+      { requiredKeys: [] },
+    ),
   }),
   fc.record({ op: fc.constant('email' as const), email: fc.constantFrom('one', 'two') }),
   fc.record({ op: fc.constantFrom('tag' as const, 'untag' as const), which: fc.nat(1) }),

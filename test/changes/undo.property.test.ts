@@ -32,8 +32,17 @@ describe.each(ENGINES)('undo properties on %s', (engine) => {
   afterAll(async () => t?.close());
 
   async function logOf(id: string): Promise<LogRow[]> {
-    const rows = await t.storage.db.selectFrom('change_log').selectAll().where('object_id', '=', id).orderBy('customer_version').execute();
-    return rows.map((r) => ({ ...r, before: r.before ? JSON.parse(r.before) : null, after: r.after ? JSON.parse(r.after) : null }));
+    const rows = await t.storage.db
+      .selectFrom('change_log')
+      .selectAll()
+      .where('object_id', '=', id)
+      .orderBy('customer_version')
+      .execute();
+    return rows.map((r) => ({
+      ...r,
+      before: r.before ? JSON.parse(r.before) : null,
+      after: r.after ? JSON.parse(r.after) : null,
+    }));
   }
 
   async function scenario(w: World, steps: Step[]): Promise<void> {
@@ -45,7 +54,8 @@ describe.each(ENGINES)('undo properties on %s', (engine) => {
       const log = await logOf(id);
       expected.set(id, expectedAfterUndo(w.keys.K.id, log, await snapshot(t.storage.db, id, fieldNames(log))));
     }
-    const states = () => Promise.all(w.pool.map((id) => snapshot(t.storage.db, id, Object.keys(expected.get(id)!.fields))));
+    const states = () =>
+      Promise.all(w.pool.map((id) => snapshot(t.storage.db, id, Object.keys(expected.get(id)!.fields))));
 
     const report = await undoKeyChanges(t.storage, w.keys.K.id, { by: operator, clock: t.clock.fn });
     const emailRefused = new Set(report.skipped.filter((s) => s.reason === 'email_taken').map((s) => s.customer));
@@ -56,7 +66,10 @@ describe.each(ENGINES)('undo properties on %s', (engine) => {
     }
 
     const once = await states();
-    expect(await undoKeyChanges(t.storage, w.keys.K.id, { by: operator, clock: t.clock.fn })).toEqual({ reverted: 0, skipped: [] });
+    expect(await undoKeyChanges(t.storage, w.keys.K.id, { by: operator, clock: t.clock.fn })).toEqual({
+      reverted: 0,
+      skipped: [],
+    });
     expect(await states()).toEqual(once);
   }
 

@@ -2,9 +2,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { undoKeyChanges } from '../../src/resources/changes/undo.service.ts';
 import { makeTestApp, type TestApp, type TestKey } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
-import { createCustomer, del, get, makeList, makeTag, patch, post, roomy, roomyKey, staffActor, writesAs, type Writer } from '../helpers/writes.ts';
+import {
+  createCustomer,
+  del,
+  get,
+  makeList,
+  makeTag,
+  patch,
+  post,
+  roomy,
+  roomyKey,
+  staffActor,
+  writesAs,
+  type Writer,
+} from '../helpers/writes.ts';
 
-describe.each(ENGINES)('undo of a key\'s changes on %s', (engine) => {
+describe.each(ENGINES)("undo of a key's changes on %s", (engine) => {
   let t: TestApp;
   let staff: Writer;
   let tag: string;
@@ -19,10 +32,11 @@ describe.each(ENGINES)('undo of a key\'s changes on %s', (engine) => {
   afterAll(async () => t?.close());
 
   const operator = { kind: 'operator', id: 'cli:test' } as const;
-  const undo = (key: TestKey, dryRun = false) => undoKeyChanges(t.storage, key.id, { by: operator, clock: t.clock.fn, dryRun });
+  const undo = (key: TestKey, dryRun = false) =>
+    undoKeyChanges(t.storage, key.id, { by: operator, clock: t.clock.fn, dryRun });
   const read = async (id: string) => (await get(t, t.keys.test, id)).json();
 
-  it('puts back every field the key changed that nobody touched since, and records the undo as the operator\'s', async () => {
+  it("puts back every field the key changed that nobody touched since, and records the undo as the operator's", async () => {
     const k = await roomyKey(t);
     const c = (await staff.create({ first_name: 'Ada', last_name: 'Byron', company: 'Engines' })).record;
     await patch(t, k, c.id, { last_name: 'Lovelace', company: null, nickname: 'Countess' });
@@ -30,7 +44,12 @@ describe.each(ENGINES)('undo of a key\'s changes on %s', (engine) => {
     const report = await undo(k);
     expect(report).toEqual({ reverted: 2, skipped: [] });
     expect(await read(c.id)).toMatchObject({ last_name: 'Byron', company: 'Engines', nickname: null, version: '5' });
-    const log = await t.storage.db.selectFrom('change_log').selectAll().where('object_id', '=', c.id).orderBy('customer_version').execute();
+    const log = await t.storage.db
+      .selectFrom('change_log')
+      .selectAll()
+      .where('object_id', '=', c.id)
+      .orderBy('customer_version')
+      .execute();
     expect(log.slice(3).map((r) => [r.actor_kind, r.actor_id, r.key_id])).toEqual([
       ['operator', 'cli:test', null],
       ['operator', 'cli:test', null],
@@ -48,7 +67,13 @@ describe.each(ENGINES)('undo of a key\'s changes on %s', (engine) => {
     const report = await undo(k);
     expect(report.reverted).toBe(1);
     expect(report.skipped).toEqual([
-      expect.objectContaining({ customer: c.id, field: 'company', reason: 'changed_since', by: staff.actor.id, action: 'customer.update' }),
+      expect.objectContaining({
+        customer: c.id,
+        field: 'company',
+        reason: 'changed_since',
+        by: staff.actor.id,
+        action: 'customer.update',
+      }),
     ]);
     expect(await read(c.id)).toMatchObject({ last_name: 'Old', company: 'Staff Co' });
   });
@@ -61,12 +86,14 @@ describe.each(ENGINES)('undo of a key\'s changes on %s', (engine) => {
     await post(t, t.keys.test, `/customers/${touched.id}/lists`, { list });
     const report = await undo(k);
     expect(report.reverted).toBe(2); // the create and the tag of `untouched`
-    expect(report.skipped).toEqual([expect.objectContaining({ customer: touched.id, action: 'customer.create', reason: 'changed_since' })]);
+    expect(report.skipped).toEqual([
+      expect.objectContaining({ customer: touched.id, action: 'customer.create', reason: 'changed_since' }),
+    ]);
     expect((await get(t, t.keys.test, untouched.id)).statusCode).toBe(404);
     expect((await get(t, t.keys.test, touched.id)).statusCode).toBe(200);
   });
 
-  it('restores a customer the key deleted, unless its email is now someone else\'s', async () => {
+  it("restores a customer the key deleted, unless its email is now someone else's", async () => {
     const k = await roomyKey(t);
     const free = await createCustomer(t, t.keys.test, { email: 'free@example.com' });
     await post(t, t.keys.test, `/customers/${free.id}/tags`, { tag });
@@ -76,7 +103,9 @@ describe.each(ENGINES)('undo of a key\'s changes on %s', (engine) => {
     await createCustomer(t, t.keys.test, { email: 'taken-later@example.com' });
     const report = await undo(k);
     expect(report.reverted).toBe(1);
-    expect(report.skipped).toEqual([expect.objectContaining({ customer: taken.id, reason: 'email_taken', field: 'email' })]);
+    expect(report.skipped).toEqual([
+      expect.objectContaining({ customer: taken.id, reason: 'email_taken', field: 'email' }),
+    ]);
     expect(await read(free.id)).toMatchObject({ email: 'free@example.com', tags: [{ id: tag }] });
     expect((await get(t, t.keys.test, taken.id)).statusCode).toBe(404);
   });
@@ -86,7 +115,11 @@ describe.each(ENGINES)('undo of a key\'s changes on %s', (engine) => {
     const c = await createCustomer(t, t.keys.test);
     await post(t, t.keys.test, `/customers/${c.id}/tags`, { tag });
     await post(t, t.keys.test, `/customers/${c.id}/lists`, { list });
-    await t.storage.db.updateTable('customer_lists').set({ status: 'unsubscribed', unsubscribed_at: 1234 }).where('customer_id', '=', c.id).execute();
+    await t.storage.db
+      .updateTable('customer_lists')
+      .set({ status: 'unsubscribed', unsubscribed_at: 1234 })
+      .where('customer_id', '=', c.id)
+      .execute();
     const before = await read(c.id);
     await del(t, k, `/customers/${c.id}/tags/${tag}`);
     await post(t, k, `/customers/${c.id}/lists`, { list }); // puts back one who left
@@ -118,6 +151,8 @@ describe.each(ENGINES)('undo of a key\'s changes on %s', (engine) => {
   });
 
   it('an unknown key is a not_found', async () => {
-    await expect(undoKeyChanges(t.storage, 'key_0000000000000000000000', { by: operator, clock: t.clock.fn })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(
+      undoKeyChanges(t.storage, 'key_0000000000000000000000', { by: operator, clock: t.clock.fn }),
+    ).rejects.toMatchObject({ code: 'not_found' });
   });
 });

@@ -32,12 +32,23 @@ describe.each(ENGINES)('venue-api import on %s', (engine) => {
     const run = await cli(storage, 'import', '--workspace', workspaceId, file, '--json');
     expect(run.code).toBe(0);
     expect(run.json()).toEqual({ lines: 3, imported: { venue: 1, tag: 1, customer: 1 }, bad_lines: [] });
-    const row = await storage.db.selectFrom('venues').select('workspace_id').where('id', '=', v.id as string).executeTakeFirstOrThrow();
+    const row = await storage.db
+      .selectFrom('venues')
+      .select('workspace_id')
+      .where('id', '=', v.id as string)
+      .executeTakeFirstOrThrow();
     expect(row.workspace_id).toBe(workspaceId);
   });
 
   it('reports bad lines with their numbers and exits 1, still importing the good ones', async () => {
-    const file = write('mixed.ndjson', r.ndjson([r.tag({ name: 'Fine' }), '[1,2]', r.booking(r.venue().id as string, r.customer().id as string, r.activity('ven_x').id as string)]));
+    const file = write(
+      'mixed.ndjson',
+      r.ndjson([
+        r.tag({ name: 'Fine' }),
+        '[1,2]',
+        r.booking(r.venue().id as string, r.customer().id as string, r.activity('ven_x').id as string),
+      ]),
+    );
     const run = await cli(storage, 'import', '--workspace', workspaceId, file, '--json');
     expect(run.code).toBe(1);
     const report = run.json();
@@ -46,12 +57,20 @@ describe.each(ENGINES)('venue-api import on %s', (engine) => {
     expect(report.bad_lines[1].errors.join(' ')).toMatch(/venue ven_\w+ is not a venue of this workspace/);
     const human = await cli(storage, 'import', '--workspace', workspaceId, file);
     expect(human.code).toBe(1);
-    expect(human.stdout).toMatch(/^Imported 1 of 3 lines from .*: 1 tag\.\n2 bad line\(s\), nothing of them written:\n {2}line 2: must be one JSON object\n {2}line 3 \(booking bkg_\w+\): /);
+    expect(human.stdout).toMatch(
+      /^Imported 1 of 3 lines from .*: 1 tag\.\n2 bad line\(s\), nothing of them written:\n {2}line 2: must be one JSON object\n {2}line 3 \(booking bkg_\w+\): /,
+    );
   });
 
   it('fails with one line for a missing file or workspace', async () => {
-    expect(failedWith(await cli(storage, 'import', '--workspace', workspaceId, join(dir, 'nope.ndjson')))).toMatch(/cannot read .*nope\.ndjson: no such file/);
-    expect(failedWith(await cli(storage, 'import', '--workspace', 'wsp_0000000000000000000000', write('x.ndjson', '')))).toMatch(/no workspace/);
-    expect(failedWith(await cli(storage, 'import', '--workspace', workspaceId))).toMatch(/missing required argument 'file'/);
+    expect(failedWith(await cli(storage, 'import', '--workspace', workspaceId, join(dir, 'nope.ndjson')))).toMatch(
+      /cannot read .*nope\.ndjson: no such file/,
+    );
+    expect(
+      failedWith(await cli(storage, 'import', '--workspace', 'wsp_0000000000000000000000', write('x.ndjson', ''))),
+    ).toMatch(/no workspace/);
+    expect(failedWith(await cli(storage, 'import', '--workspace', workspaceId))).toMatch(
+      /missing required argument 'file'/,
+    );
   });
 });

@@ -20,7 +20,7 @@ describe('venue-api failures with --json', { timeout: 60_000 }, () => {
     expect(run.json()).toEqual({ error: { code: 'not_found', message: 'No key key_0000000000000000000000.' } });
   });
 
-  it('a usage error: invalid_request, with commander\'s line on stderr', async () => {
+  it("a usage error: invalid_request, with commander's line on stderr", async () => {
     const run = await cli(storage, 'import', '--workspace', 'wsp_0000000000000000000000', '--json');
     expect(failedWith(run)).toMatch(/missing required argument 'file'/);
     expect(run.json()).toEqual({ error: { code: 'invalid_request', message: "missing required argument 'file'" } });
@@ -32,7 +32,9 @@ describe('venue-api failures with --json', { timeout: 60_000 }, () => {
     });
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
-    expect(JSON.parse(run.stdout)).toEqual({ error: { code: 'internal_error', message: expect.stringMatching(/ECONNREFUSED/) } });
+    expect(JSON.parse(run.stdout)).toEqual({
+      error: { code: 'internal_error', message: expect.stringMatching(/ECONNREFUSED/) },
+    });
   });
 
   it('without --json a failure prints nothing on stdout', async () => {

@@ -13,14 +13,36 @@ describe.each(ENGINES)('venue-api keys on %s', (engine) => {
   });
   afterAll(async () => storage?.drop());
 
-  const create = (...extra: string[]) => cli(storage, 'keys', 'create', '--workspace', workspaceId, '--name', 'Sync', ...extra);
+  const create = (...extra: string[]) =>
+    cli(storage, 'keys', 'create', '--workspace', workspaceId, '--name', 'Sync', ...extra);
 
   it('create --json prints the GET /key object plus the secret, whose digest is what is stored', async () => {
     const run = await create('--mode', 'test', '--access', 'read_write', '--agreed-by', 'kim@example.com', '--json');
     expect(run.code).toBe(0);
     const key = run.json();
-    expect(Object.keys(key).sort()).toEqual(['access', 'can_read', 'can_write', 'contacts_masked', 'expires_at', 'id', 'kind', 'limits', 'mode', 'object', 'secret'].sort());
-    expect(key).toMatchObject({ object: 'api_key', kind: 'standard', access: 'read_write', mode: 'test', expires_at: null, contacts_masked: false });
+    expect(Object.keys(key).sort()).toEqual(
+      [
+        'access',
+        'can_read',
+        'can_write',
+        'contacts_masked',
+        'expires_at',
+        'id',
+        'kind',
+        'limits',
+        'mode',
+        'object',
+        'secret',
+      ].sort(),
+    );
+    expect(key).toMatchObject({
+      object: 'api_key',
+      kind: 'standard',
+      access: 'read_write',
+      mode: 'test',
+      expires_at: null,
+      contacts_masked: false,
+    });
     expect(key.can_write).toContain('test_data.delete');
     expect(key.secret).toMatch(/^vw_test_[0-9A-Za-z]{38}$/);
     const row = await storage.db.selectFrom('api_keys').selectAll().where('id', '=', key.id).executeTakeFirstOrThrow();
@@ -30,8 +52,23 @@ describe.each(ENGINES)('venue-api keys on %s', (engine) => {
 
   it('create takes restrictions, masking, expiry and limit overrides', async () => {
     const run = await create(
-      '--mode', 'live', '--access', 'read_write', '--restricted', '--can-read', 'customers,bookings', '--can-write', 'customers.update',
-      '--contacts-masked', '--expires-at', '2099-01-01T00:00:00+10:00', '--limit', 'requests_per_minute=50', '--limit', 'page_size_max=20', '--json',
+      '--mode',
+      'live',
+      '--access',
+      'read_write',
+      '--restricted',
+      '--can-read',
+      'customers,bookings',
+      '--can-write',
+      'customers.update',
+      '--contacts-masked',
+      '--expires-at',
+      '2099-01-01T00:00:00+10:00',
+      '--limit',
+      'requests_per_minute=50',
+      '--limit',
+      'page_size_max=20',
+      '--json',
     );
     expect(run.code).toBe(0);
     expect(run.json()).toMatchObject({
@@ -50,14 +87,29 @@ describe.each(ENGINES)('venue-api keys on %s', (engine) => {
     const listed = await cli(storage, 'keys', 'list', '--workspace', workspaceId, '--json');
     expect(listed.code).toBe(0);
     const keys = listed.json();
-    expect(keys[0]).toMatchObject({ id: made.id, object: 'api_key', name: 'Sync', status: 'active', access: 'read', mode: 'live' });
+    expect(keys[0]).toMatchObject({
+      id: made.id,
+      object: 'api_key',
+      name: 'Sync',
+      status: 'active',
+      access: 'read',
+      mode: 'live',
+    });
     expect(keys[0].secret).toBeUndefined();
-    for (const [move, status] of [['pause', 'paused'], ['resume', 'active'], ['revoke', 'revoked']] as const) {
+    for (const [move, status] of [
+      ['pause', 'paused'],
+      ['resume', 'active'],
+      ['revoke', 'revoked'],
+    ] as const) {
       const run = await cli(storage, 'keys', move, made.id, '--json');
       expect(run.code).toBe(0);
       expect(run.json()).toMatchObject({ id: made.id, status });
     }
-    const row = await storage.db.selectFrom('api_keys').select('status').where('id', '=', made.id).executeTakeFirstOrThrow();
+    const row = await storage.db
+      .selectFrom('api_keys')
+      .select('status')
+      .where('id', '=', made.id)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe('revoked');
     expect(failedWith(await cli(storage, 'keys', 'resume', made.id))).toMatch(/a revoked key cannot be resumed/);
   });
@@ -65,19 +117,51 @@ describe.each(ENGINES)('venue-api keys on %s', (engine) => {
   it('prints readable text without --json, and the secret only once', async () => {
     const run = await create('--mode', 'test', '--access', 'read');
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^Created key key_\w{22} {2}"Sync" {2}test read standard {2}active\nSecret \(shown this once, store it now\): vw_test_\w{38}\n$/);
+    expect(run.stdout).toMatch(
+      /^Created key key_\w{22} {2}"Sync" {2}test read standard {2}active\nSecret \(shown this once, store it now\): vw_test_\w{38}\n$/,
+    );
     const listed = await cli(storage, 'keys', 'list', '--workspace', workspaceId);
     expect(listed.stdout).not.toMatch(/vw_/);
   });
 
   it('fails with one line and exit code 1 on bad input', async () => {
-    expect(failedWith(await create('--mode', 'staging', '--access', 'read'))).toBe('venue-api: --mode must be test or live');
-    expect(failedWith(await create('--mode', 'test', '--access', 'read', '--can-read', 'customers'))).toMatch(/need --restricted/);
-    expect(failedWith(await create('--mode', 'test', '--access', 'read', '--restricted', '--can-read', 'secrets'))).toMatch(/unknown collection "secrets"/);
-    expect(failedWith(await create('--mode', 'test', '--access', 'read', '--expires-at', 'tomorrow'))).toMatch(/--expires-at must be ISO 8601/);
-    expect(failedWith(await create('--mode', 'test', '--access', 'read', '--limit', 'bananas=3'))).toMatch(/unknown limit "bananas"/);
-    expect(failedWith(await cli(storage, 'keys', 'create', '--workspace', 'wsp_0000000000000000000000', '--name', 'x', '--mode', 'test', '--access', 'read'))).toMatch(/no workspace/);
-    expect(failedWith(await cli(storage, 'keys', 'list', '--workspace', 'wsp_0000000000000000000000'))).toMatch(/no workspace/);
-    expect(failedWith(await cli(storage, 'keys', 'pause', 'key_0000000000000000000000'))).toBe('venue-api: no key key_0000000000000000000000');
+    expect(failedWith(await create('--mode', 'staging', '--access', 'read'))).toBe(
+      'venue-api: --mode must be test or live',
+    );
+    expect(failedWith(await create('--mode', 'test', '--access', 'read', '--can-read', 'customers'))).toMatch(
+      /need --restricted/,
+    );
+    expect(
+      failedWith(await create('--mode', 'test', '--access', 'read', '--restricted', '--can-read', 'secrets')),
+    ).toMatch(/unknown collection "secrets"/);
+    expect(failedWith(await create('--mode', 'test', '--access', 'read', '--expires-at', 'tomorrow'))).toMatch(
+      /--expires-at must be ISO 8601/,
+    );
+    expect(failedWith(await create('--mode', 'test', '--access', 'read', '--limit', 'bananas=3'))).toMatch(
+      /unknown limit "bananas"/,
+    );
+    expect(
+      failedWith(
+        await cli(
+          storage,
+          'keys',
+          'create',
+          '--workspace',
+          'wsp_0000000000000000000000',
+          '--name',
+          'x',
+          '--mode',
+          'test',
+          '--access',
+          'read',
+        ),
+      ),
+    ).toMatch(/no workspace/);
+    expect(failedWith(await cli(storage, 'keys', 'list', '--workspace', 'wsp_0000000000000000000000'))).toMatch(
+      /no workspace/,
+    );
+    expect(failedWith(await cli(storage, 'keys', 'pause', 'key_0000000000000000000000'))).toBe(
+      'venue-api: no key key_0000000000000000000000',
+    );
   });
 });

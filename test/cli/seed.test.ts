@@ -3,7 +3,21 @@ import { createWorkspace } from '../../src/resources/workspaces/workspace.servic
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 import { cli, failedWith } from './cli.ts';
 
-const COLLECTIONS = ['venues', 'activities', 'packages', 'events', 'tags', 'lists', 'customers', 'tag_memberships', 'list_memberships', 'bookings', 'orders', 'tickets', 'gift_cards'];
+const COLLECTIONS = [
+  'venues',
+  'activities',
+  'packages',
+  'events',
+  'tags',
+  'lists',
+  'customers',
+  'tag_memberships',
+  'list_memberships',
+  'bookings',
+  'orders',
+  'tickets',
+  'gift_cards',
+];
 
 describe.each(ENGINES)('venue-api seed on %s', (engine) => {
   let storage: TestStorage;
@@ -22,7 +36,11 @@ describe.each(ENGINES)('venue-api seed on %s', (engine) => {
     const counts = run.json();
     expect(Object.keys(counts)).toEqual(COLLECTIONS);
     expect(counts.customers).toBe(60);
-    const stored = await storage.db.selectFrom('bookings').select((eb) => eb.fn.countAll<number | string>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+    const stored = await storage.db
+      .selectFrom('bookings')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirstOrThrow();
     expect(Number(stored.n)).toBe(counts.bookings);
   });
 
@@ -35,8 +53,12 @@ describe.each(ENGINES)('venue-api seed on %s', (engine) => {
   });
 
   it('fails with exit code 1 for an unknown workspace or a bad count', async () => {
-    expect(failedWith(await cli(storage, 'seed', '--workspace', 'wsp_0000000000000000000000'))).toBe('venue-api: no workspace wsp_0000000000000000000000');
-    expect(failedWith(await cli(storage, 'seed', '--workspace', workspaceId, '--customers', '0'))).toMatch(/whole number of 1 or more/);
+    expect(failedWith(await cli(storage, 'seed', '--workspace', 'wsp_0000000000000000000000'))).toBe(
+      'venue-api: no workspace wsp_0000000000000000000000',
+    );
+    expect(failedWith(await cli(storage, 'seed', '--workspace', workspaceId, '--customers', '0'))).toMatch(
+      /whole number of 1 or more/,
+    );
     expect(failedWith(await cli(storage, 'seed', '--customers', '5'))).toMatch(/--workspace/);
   });
 });

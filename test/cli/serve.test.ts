@@ -13,7 +13,12 @@ import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-async function until(output: () => string, pattern: RegExp, what: string, timeoutMs = 45_000): Promise<RegExpExecArray> {
+async function until(
+  output: () => string,
+  pattern: RegExp,
+  what: string,
+  timeoutMs = 45_000,
+): Promise<RegExpExecArray> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const m = pattern.exec(output());
@@ -34,11 +39,24 @@ function serveCli(databaseUrl: string) {
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  return { output: () => out, stop: async () => (child.kill('SIGTERM'), exited) };
+  return {
+    output: () => out,
+    stop: async () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
 }
 
 const countWorkspaces = async (storage: TestStorage) =>
-  Number((await storage.db.selectFrom('workspaces').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await storage.db
+        .selectFrom('workspaces')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe.each(ENGINES)('first start on %s', { timeout: 90_000 }, (engine) => {
   let storage: TestStorage;
@@ -60,11 +78,23 @@ describe.each(ENGINES)('first start on %s', { timeout: 90_000 }, (engine) => {
       expect(body.has_more).toBe(true);
 
       const [, email, password] = /Owner: {5}(\S+) \/ (\S+)/.exec(server.output())!;
-      const owner = await storage.db.selectFrom('staff').selectAll().where('email', '=', email!).executeTakeFirstOrThrow();
+      const owner = await storage.db
+        .selectFrom('staff')
+        .selectAll()
+        .where('email', '=', email!)
+        .executeTakeFirstOrThrow();
       expect(owner.role).toBe('owner');
       expect(verifyPassword(password!, owner.password_hash)).toBe(true);
-      const meta = await storage.db.selectFrom('meta').select('value').where('name', '=', DEMO_META).executeTakeFirstOrThrow();
-      expect(JSON.parse(meta.value)).toMatchObject({ workspace_id: owner.workspace_id, workspace_name: 'Demo Venues', owner_email: email });
+      const meta = await storage.db
+        .selectFrom('meta')
+        .select('value')
+        .where('name', '=', DEMO_META)
+        .executeTakeFirstOrThrow();
+      expect(JSON.parse(meta.value)).toMatchObject({
+        workspace_id: owner.workspace_id,
+        workspace_name: 'Demo Venues',
+        owner_email: email,
+      });
     } finally {
       await server.stop();
     }
@@ -76,7 +106,9 @@ describe.each(ENGINES)('first start on %s', { timeout: 90_000 }, (engine) => {
       const [banner] = await until(server.output, /-{72}\n[\s\S]*?-{72}/, 'banner');
       expect(banner).toMatch(/Demo workspace "Demo Venues" \(wsp_\w{22}\)/);
       expect(banner).toMatch(/was printed at the first start/);
-      expect(banner).toMatch(/npx venue-api keys create --workspace wsp_\w{22} --name "My key" --mode test --access read_write/);
+      expect(banner).toMatch(
+        /npx venue-api keys create --workspace wsp_\w{22} --name "My key" --mode test --access read_write/,
+      );
       expect(server.output()).not.toMatch(/vw_test_/);
       expect(await countWorkspaces(storage)).toBe(1);
     } finally {

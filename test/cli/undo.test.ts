@@ -20,11 +20,21 @@ describe('venue-api undo', () => {
   beforeAll(async () => {
     storage = await freshStorage('sqlite');
     const ws = await createWorkspace(storage.db, systemClock, { name: 'CLI' });
-    keyId = (await createKey(storage.db, systemClock, { workspaceId: ws.id, name: 'k', mode: 'live', access: 'read_write' })).key.id;
-    const staffMember = await addStaff(storage.db, systemClock, { workspaceId: ws.id, email: 's@example.com', name: 'S', role: 'staff' });
+    keyId = (
+      await createKey(storage.db, systemClock, { workspaceId: ws.id, name: 'k', mode: 'live', access: 'read_write' })
+    ).key.id;
+    const staffMember = await addStaff(storage.db, systemClock, {
+      workspaceId: ws.id,
+      email: 's@example.com',
+      name: 'S',
+      role: 'staff',
+    });
     const writes = new WritePipeline(storage.db, storage.engine);
     const key = writesAs(writes, keyActor((await findKeyById(storage.db, keyId))!, 'req_cli', systemClock));
-    const staff = writesAs(writes, personActor('staff', staffMember.id, { workspaceId: ws.id, livemode: true }, systemClock));
+    const staff = writesAs(
+      writes,
+      personActor('staff', staffMember.id, { workspaceId: ws.id, livemode: true }, systemClock),
+    );
     customerId = (await key.create({ first_name: 'Made by key' })).record.id;
     staffCustomer = (await staff.create({ first_name: 'Staff', company: 'Before' })).record.id;
     await key.update(staffCustomer, { company: 'By key', nickname: 'K' });
@@ -42,16 +52,28 @@ describe('venue-api undo', () => {
       reverted: 2,
       skipped: [expect.objectContaining({ customer: staffCustomer, field: 'nickname', reason: 'changed_since' })],
     });
-    const untouched = await storage.db.selectFrom('customers').select(['deleted_at', 'company']).where('id', 'in', [customerId, staffCustomer]).execute();
+    const untouched = await storage.db
+      .selectFrom('customers')
+      .select(['deleted_at', 'company'])
+      .where('id', 'in', [customerId, staffCustomer])
+      .execute();
     expect(untouched.every((r) => r.deleted_at === null)).toBe(true);
 
     const real = await runCliProcess(['undo', keyId, '--json', '--by', 'ops@example.com'], env());
     expect(real.code, real.stderr).toBe(0);
     expect(JSON.parse(real.stdout)).toEqual(planned);
-    const rows = await storage.db.selectFrom('customers').selectAll().where('id', 'in', [customerId, staffCustomer]).execute();
+    const rows = await storage.db
+      .selectFrom('customers')
+      .selectAll()
+      .where('id', 'in', [customerId, staffCustomer])
+      .execute();
     expect(rows.find((r) => r.id === customerId)!.deleted_at).not.toBeNull();
     expect(rows.find((r) => r.id === staffCustomer)).toMatchObject({ company: 'Before', nickname: 'Staff nick' });
-    const undone = await storage.db.selectFrom('change_log').select(['actor_kind', 'actor_id']).where('reverts', 'is not', null).execute();
+    const undone = await storage.db
+      .selectFrom('change_log')
+      .select(['actor_kind', 'actor_id'])
+      .where('reverts', 'is not', null)
+      .execute();
     expect(undone).toEqual([
       { actor_kind: 'operator', actor_id: 'ops@example.com' },
       { actor_kind: 'operator', actor_id: 'ops@example.com' },

@@ -14,12 +14,19 @@ describe.each(ENGINES)('venue-api workspace on %s', (engine) => {
     const run = await cli(storage, 'workspace', 'create', '--name', 'Harbour Group', '--json');
     expect(run.code).toBe(0);
     const ws = run.json();
-    expect(ws).toEqual({ id: expect.stringMatching(/^wsp_[0-9A-Za-z]{22}$/), name: 'Harbour Group', limits: { requests_per_minute: 1200 }, created_at: expect.any(String) });
+    expect(ws).toEqual({
+      id: expect.stringMatching(/^wsp_[0-9A-Za-z]{22}$/),
+      name: 'Harbour Group',
+      limits: { requests_per_minute: 1200 },
+      created_at: expect.any(String),
+    });
     expect((await getWorkspace(storage.db, ws.id)).name).toBe('Harbour Group');
   });
 
   it('create --limit and set-limit change the workspace limit', async () => {
-    const made = (await cli(storage, 'workspace', 'create', '--name', 'Big tenant', '--limit', 'requests_per_minute=5000', '--json')).json();
+    const made = (
+      await cli(storage, 'workspace', 'create', '--name', 'Big tenant', '--limit', 'requests_per_minute=5000', '--json')
+    ).json();
     expect(made.limits).toEqual({ requests_per_minute: 5000 });
     const run = await cli(storage, 'workspace', 'set-limit', made.id, 'requests_per_minute=600', '--json');
     expect(run.code).toBe(0);
@@ -35,11 +42,15 @@ describe.each(ENGINES)('venue-api workspace on %s', (engine) => {
 
   it('fails with one line and exit code 1 on a usage or domain error', async () => {
     expect(failedWith(await cli(storage, 'workspace', 'create', '--json'))).toMatch(/required option '--name <name>'/);
-    expect(failedWith(await cli(storage, 'workspace', 'create', '--name', 'X', '--limit', 'lots'))).toMatch(/NAME=VALUE/);
-    expect(failedWith(await cli(storage, 'workspace', 'create', '--name', 'X', '--limit', 'writes_per_day=5'))).toMatch(/one limit, requests_per_minute/);
-    expect(failedWith(await cli(storage, 'workspace', 'set-limit', 'wsp_0000000000000000000000', 'requests_per_minute=5'))).toBe(
-      'venue-api: no workspace wsp_0000000000000000000000',
+    expect(failedWith(await cli(storage, 'workspace', 'create', '--name', 'X', '--limit', 'lots'))).toMatch(
+      /NAME=VALUE/,
     );
+    expect(failedWith(await cli(storage, 'workspace', 'create', '--name', 'X', '--limit', 'writes_per_day=5'))).toMatch(
+      /one limit, requests_per_minute/,
+    );
+    expect(
+      failedWith(await cli(storage, 'workspace', 'set-limit', 'wsp_0000000000000000000000', 'requests_per_minute=5')),
+    ).toBe('venue-api: no workspace wsp_0000000000000000000000');
     expect(failedWith(await cli(storage, 'workspace', 'frobnicate'))).toMatch(/unknown command 'frobnicate'/);
   });
 });

@@ -18,7 +18,12 @@ describe.each(ENGINES)('concurrent writes on %s', (engine) => {
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => patch(t, key, c.id, { nickname: `n${i}` })));
     expect(answers.map((a) => a.statusCode)).toEqual(Array(10).fill(200));
     expect(new Set(answers.map((a) => a.json().version)).size).toBe(10);
-    const log = await t.storage.db.selectFrom('change_log').select('customer_version').where('object_id', '=', c.id).orderBy('customer_version').execute();
+    const log = await t.storage.db
+      .selectFrom('change_log')
+      .select('customer_version')
+      .where('object_id', '=', c.id)
+      .orderBy('customer_version')
+      .execute();
     expect(log.map((r) => r.customer_version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     expect((await get(t, key, c.id)).json().version).toBe('11');
   });
@@ -27,14 +32,20 @@ describe.each(ENGINES)('concurrent writes on %s', (engine) => {
     const key = await roomyKey(t);
     const c = await createCustomer(t, key);
     const tag = await makeTag(t);
-    const answers = await Promise.all(Array.from({ length: 6 }, () => post(t, key, `/customers/${c.id}/tags`, { tag })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => post(t, key, `/customers/${c.id}/tags`, { tag })),
+    );
     expect(answers.map((a) => a.statusCode)).toEqual(Array(6).fill(200));
     expect((await get(t, key, c.id)).json()).toMatchObject({ version: '2', tags: [{ id: tag }] });
   });
 
   it('creates racing for one email: exactly one wins, the rest are 409', async () => {
     const key = await roomyKey(t);
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => post(t, key, '/customers', { first_name: `E${i}`, email: 'race@example.com' })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        post(t, key, '/customers', { first_name: `E${i}`, email: 'race@example.com' }),
+      ),
+    );
     expect(answers.filter((a) => a.statusCode === 201)).toHaveLength(1);
     expect(answers.filter((a) => a.statusCode === 409)).toHaveLength(5);
   });

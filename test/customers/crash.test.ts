@@ -24,7 +24,12 @@ interface Attempt {
 function postCustomer(server: ServerProcess, secret: string, key: string, name: string) {
   return fetch(`${server.url}/customers`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${secret}`, 'service-version': '2026-10-08', 'content-type': 'application/json', 'idempotency-key': key },
+    headers: {
+      authorization: `Bearer ${secret}`,
+      'service-version': '2026-10-08',
+      'content-type': 'application/json',
+      'idempotency-key': key,
+    },
     body: JSON.stringify({ first_name: name, email: `${name}@example.com` }),
   });
 }
@@ -41,7 +46,15 @@ describe('kill -9 during concurrent POSTs on sqlite', () => {
     // Made before the server starts: serve() seeds a demo workspace into an empty database.
     const ws = await createWorkspace(storage.db, systemClock, { name: 'Crash', requestsPerMinute: 100_000 });
     const limits = { requests_per_minute: 100_000, writes_per_minute: 100_000, writes_per_day: 100_000 };
-    secret = (await createKey(storage.db, systemClock, { workspaceId: ws.id, name: 'crash', mode: 'test', access: 'read_write', limits })).secret;
+    secret = (
+      await createKey(storage.db, systemClock, {
+        workspaceId: ws.id,
+        name: 'crash',
+        mode: 'test',
+        access: 'read_write',
+        limits,
+      })
+    ).secret;
   }, 60_000);
 
   afterAll(async () => {
@@ -86,7 +99,11 @@ describe('kill -9 during concurrent POSTs on sqlite', () => {
       const answered = attempts.filter((a) => a.answered);
       const unanswered = attempts.filter((a) => !a.answered);
       for (const a of answered) {
-        const row = await storage.db.selectFrom('customers').select('id').where('id', '=', a.answered!).executeTakeFirst();
+        const row = await storage.db
+          .selectFrom('customers')
+          .select('id')
+          .where('id', '=', a.answered!)
+          .executeTakeFirst();
         expect(row, `customer of answered ${a.key}`).toBeDefined();
       }
       for (const a of unanswered) {
@@ -100,7 +117,9 @@ describe('kill -9 during concurrent POSTs on sqlite', () => {
       }
       totals.answered += answered.length;
       totals.unanswered += unanswered.length;
-      console.info(`crash round ${round}: ${attempts.length} POSTs, ${answered.length} answered 201, ${unanswered.length} unanswered at the kill`);
+      console.info(
+        `crash round ${round}: ${attempts.length} POSTs, ${answered.length} answered 201, ${unanswered.length} unanswered at the kill`,
+      );
     }
     console.info(
       `crash totals over ${ROUNDS} kills: ${totals.answered} answered (all present), ${totals.unanswered} unanswered retried -> ` +

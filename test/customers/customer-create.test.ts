@@ -12,7 +12,8 @@ describe.each(ENGINES)('POST /customers on %s', (engine) => {
   });
   afterAll(async () => t?.close());
 
-  const create = (body: unknown, headers: Record<string, string> = {}) => post(t, t.keys.test, '/customers', body, headers);
+  const create = (body: unknown, headers: Record<string, string> = {}) =>
+    post(t, t.keys.test, '/customers', body, headers);
 
   it('creates a customer with every field and answers 201 with its version as ETag', async () => {
     const res = await create({
@@ -50,7 +51,11 @@ describe.each(ENGINES)('POST /customers on %s', (engine) => {
     expect(body).not.toHaveProperty('gender');
     expect(body.id).toMatch(/^cus_[0-9A-Za-z]{22}$/);
     expect(res.headers.etag).toBe('"1"');
-    const row = await t.storage.db.selectFrom('customers').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow();
+    const row = await t.storage.db
+      .selectFrom('customers')
+      .selectAll()
+      .where('id', '=', body.id)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ gender: 'female', how_heard_about_us: 'a friend', created_by_key_id: t.keys.test.id });
     const read = await t.call(t.keys.test, { method: 'GET', url: '/customers?email=GRACE.HOPPER@example.com' });
     expect(read.json().data.map((c: { id: string }) => c.id)).toEqual([body.id]);
@@ -83,7 +88,7 @@ describe.each(ENGINES)('POST /customers on %s', (engine) => {
     expect(await countRows(t, 'customers')).toBe(before);
   });
 
-  it('keeps emails unique per mode: a test customer may share a live customer\'s email', async () => {
+  it("keeps emails unique per mode: a test customer may share a live customer's email", async () => {
     await createCustomer(t, t.keys.live, { email: 'both@example.com' });
     const res = await create({ first_name: 'Test twin', email: 'both@example.com' });
     expect(res.statusCode).toBe(201);
@@ -96,7 +101,7 @@ describe.each(ENGINES)('POST /customers on %s', (engine) => {
     expect((await create({ first_name: 'Again', email: 'reuse@example.com' })).statusCode).toBe(201);
   });
 
-  it('parses phones with the first venue\'s country and refuses impossible ones', async () => {
+  it("parses phones with the first venue's country and refuses impossible ones", async () => {
     expect((await create({ first_name: 'P', phone: '(02) 9876 5432' })).json().phone).toBe('+61298765432');
     expect((await create({ first_name: 'P', phone: '+1 212-555-0100' })).json().phone).toBe('+12125550100');
     const bad = await create({ first_name: 'P', phone: '123' });
@@ -175,10 +180,18 @@ describe.each(ENGINES)('POST /customers on %s', (engine) => {
 
   it('a contacts-masked key writes the contacts but is answered with them masked', async () => {
     const masked = await t.makeKey({ name: 'masked', contactsMasked: true });
-    const res = await post(t, masked, '/customers', { first_name: 'Masked', email: 'jane@example.com', phone: '0412 345 678' });
+    const res = await post(t, masked, '/customers', {
+      first_name: 'Masked',
+      email: 'jane@example.com',
+      phone: '0412 345 678',
+    });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ email: 'j***@example.com', phone: '+*********78' });
-    const row = await t.storage.db.selectFrom('customers').selectAll().where('id', '=', res.json().id).executeTakeFirstOrThrow();
+    const row = await t.storage.db
+      .selectFrom('customers')
+      .selectAll()
+      .where('id', '=', res.json().id)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ email: 'jane@example.com', phone: '+61412345678' });
     const taken = await post(t, masked, '/customers', { first_name: 'Again', email: 'jane@example.com' });
     expect(taken.statusCode).toBe(409);

@@ -21,7 +21,12 @@ describe.each(ENGINES)('DELETE /customers/{id} on %s', (engine) => {
     const list = await t.call(t.keys.test, { method: 'GET', url: '/customers?email=gone@example.com' });
     expect(list.json().data).toEqual([]);
     expect((await del(t, t.keys.test, `/customers/${c.id}`)).statusCode).toBe(404);
-    const log = await t.storage.db.selectFrom('change_log').selectAll().where('object_id', '=', c.id).orderBy('customer_version').execute();
+    const log = await t.storage.db
+      .selectFrom('change_log')
+      .selectAll()
+      .where('object_id', '=', c.id)
+      .orderBy('customer_version')
+      .execute();
     expect(log.map((r) => [r.action, r.customer_version])).toEqual([
       ['customer.create', 1],
       ['customer.delete', 2],
@@ -38,7 +43,9 @@ describe.each(ENGINES)('DELETE /customers/{id} on %s', (engine) => {
     const ticket = await insertTicket(t.storage.db, { workspaceId: t.workspaceId }, { customer: c.id });
     expect((await del(t, t.keys.live, `/customers/${c.id}`)).statusCode).toBe(200);
     expect((await t.call(t.keys.live, { method: 'GET', url: `/orders/${order.id}` })).json().customer).toBe(c.id);
-    expect((await t.call(t.keys.live, { method: 'GET', url: `/bookings/${booking.id}` })).json().people[0].customer).toBe(c.id);
+    expect(
+      (await t.call(t.keys.live, { method: 'GET', url: `/bookings/${booking.id}` })).json().people[0].customer,
+    ).toBe(c.id);
     expect((await t.call(t.keys.live, { method: 'GET', url: `/tickets/${ticket.id}` })).json().customer).toBe(c.id);
     const orders = await t.call(t.keys.live, { method: 'GET', url: `/orders?customer=${c.id}` });
     expect(orders.json().data.map((o: { id: string }) => o.id)).toEqual([order.id]);

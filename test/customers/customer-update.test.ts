@@ -17,7 +17,11 @@ describe.each(ENGINES)('PATCH /customers/{id} on %s', (engine) => {
     t.storage.db.selectFrom('change_log').selectAll().where('object_id', '=', id).orderBy('customer_version').execute();
 
   it('changes only the fields sent, null clears, and the version moves on', async () => {
-    const c = await createCustomer(t, t.keys.test, { last_name: 'Lovelace', company: 'Engines', address: { line1: '1 A St', suburb: 'Ultimo' } });
+    const c = await createCustomer(t, t.keys.test, {
+      last_name: 'Lovelace',
+      company: 'Engines',
+      address: { line1: '1 A St', suburb: 'Ultimo' },
+    });
     const res = await patch(t, t.keys.test, c.id, { company: null, nickname: 'Ada', address: { suburb: 'Pyrmont' } });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({
@@ -68,7 +72,10 @@ describe.each(ENGINES)('PATCH /customers/{id} on %s', (engine) => {
     ['a different phone', { phone: '0499 999 999' }],
     ['a null phone', { phone: null }],
   ])('answers 409 for %s once one is set, and writes nothing', async (_what, body) => {
-    const c = await createCustomer(t, t.keys.test, { email: `set-${Math.random()}@example.com`, phone: '0412 000 111' });
+    const c = await createCustomer(t, t.keys.test, {
+      email: `set-${Math.random()}@example.com`,
+      phone: '0412 000 111',
+    });
     const res = await patch(t, t.keys.test, c.id, { ...body, last_name: 'Never' });
     expect(res.statusCode).toBe(409);
     expect(res.json().code).toBe('conflict');
@@ -107,7 +114,9 @@ describe.each(ENGINES)('PATCH /customers/{id} on %s', (engine) => {
       expect(res.json().code).toBe('precondition_failed');
     }
     expect((await get(t, t.keys.test, c.id)).json()).toMatchObject({ nickname: null, version: '1' });
-    expect((await patch(t, t.keys.test, c.id, { nickname: 'strong' }, { 'if-match': 'W/"1", "1"' })).statusCode).toBe(200);
+    expect((await patch(t, t.keys.test, c.id, { nickname: 'strong' }, { 'if-match': 'W/"1", "1"' })).statusCode).toBe(
+      200,
+    );
   });
 
   it.each([['3'], ['"abc"'], ['"1'], ['']])('a malformed If-Match (%s) is a 400', async (value) => {

@@ -22,7 +22,15 @@ describe('one Idempotency-Key raced across two server processes on postgres', ()
     // Made before the servers start: serve() seeds a demo workspace into an empty database.
     const ws = await createWorkspace(storage.db, systemClock, { name: 'Race', requestsPerMinute: 100_000 });
     const limits = { requests_per_minute: 100_000, writes_per_minute: 100_000 };
-    secret = (await createKey(storage.db, systemClock, { workspaceId: ws.id, name: 'racer', mode: 'test', access: 'read_write', limits })).secret;
+    secret = (
+      await createKey(storage.db, systemClock, {
+        workspaceId: ws.id,
+        name: 'racer',
+        mode: 'test',
+        access: 'read_write',
+        limits,
+      })
+    ).secret;
     // BASE_URL: vitest puts Vite's '/' in process.env, which the children would inherit.
     const env = { DATABASE_URL: storage.url, BASE_URL: '' };
     servers = await Promise.all([startServer(env), startServer(env)]);
@@ -47,7 +55,11 @@ describe('one Idempotency-Key raced across two server processes on postgres', ()
           },
           body,
         });
-        return { status: res.status, body: await res.text(), replayed: res.headers.get('idempotent-replayed') === 'true' };
+        return {
+          status: res.status,
+          body: await res.text(),
+          replayed: res.headers.get('idempotent-replayed') === 'true',
+        };
       }),
     );
     const created = answers.filter((a) => a.status === 201);
@@ -64,7 +76,11 @@ describe('one Idempotency-Key raced across two server processes on postgres', ()
     const customers = await storage.db.selectFrom('customers').select('id').where('first_name', '=', 'Racer').execute();
     expect(customers).toHaveLength(1);
     expect(JSON.parse(created[0]!.body).id).toBe(customers[0]!.id);
-    const log = await storage.db.selectFrom('change_log').select('id').where('object_id', '=', customers[0]!.id).execute();
+    const log = await storage.db
+      .selectFrom('change_log')
+      .select('id')
+      .where('object_id', '=', customers[0]!.id)
+      .execute();
     expect(log).toHaveLength(1);
   }, 60_000);
 });

@@ -16,7 +16,12 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
   afterAll(async () => t?.close());
 
   const send = (key: string | undefined, body: unknown, url = '/customers', apiKey = t.keys.test) =>
-    t.call(apiKey, { method: 'POST', url, payload: body as object, headers: key === undefined ? {} : { 'idempotency-key': key } });
+    t.call(apiKey, {
+      method: 'POST',
+      url,
+      payload: body as object,
+      headers: key === undefined ? {} : { 'idempotency-key': key },
+    });
   const customersNamed = async (name: string) =>
     (await t.storage.db.selectFrom('customers').select('id').where('first_name', '=', name).execute()).length;
 
@@ -115,7 +120,11 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
       t.clock.now = start + 25 * HOUR;
       const purged = await purgeIdempotencyKeys(t.storage.db, t.clock.fn);
       expect(purged).toBeGreaterThanOrEqual(1);
-      const left = await t.storage.db.selectFrom('idempotency_keys').select('idempotency_key').where('idempotency_key', '=', 'day-1').execute();
+      const left = await t.storage.db
+        .selectFrom('idempotency_keys')
+        .select('idempotency_key')
+        .where('idempotency_key', '=', 'day-1')
+        .execute();
       expect(left).toEqual([]);
       const fresh = await send('day-1', { first_name: 'Daily' });
       expect(fresh.statusCode).toBe(201);
@@ -142,9 +151,18 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
       created_at: createdAt,
     });
     const expired = Array.from({ length: 7 }, (_, n) => row(n, now - 30 * HOUR - n));
-    await db.insertInto('idempotency_keys').values([...expired, row(99, now - HOUR)]).execute();
+    await db
+      .insertInto('idempotency_keys')
+      .values([...expired, row(99, now - HOUR)])
+      .execute();
     const left = async () =>
-      (await db.selectFrom('idempotency_keys').select('idempotency_key').where('idempotency_key', 'like', 'batch-%').execute())
+      (
+        await db
+          .selectFrom('idempotency_keys')
+          .select('idempotency_key')
+          .where('idempotency_key', 'like', 'batch-%')
+          .execute()
+      )
         .map((r) => r.idempotency_key)
         .sort();
     // One statement removes at most its batch, though all seven rows share one key.
@@ -156,7 +174,10 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
 
   it('PATCH and DELETE need no Idempotency-Key', async () => {
     const c = await createCustomer(t, t.keys.test);
-    expect((await t.call(t.keys.test, { method: 'PATCH', url: `/customers/${c.id}`, payload: { nickname: 'n' } })).statusCode).toBe(200);
+    expect(
+      (await t.call(t.keys.test, { method: 'PATCH', url: `/customers/${c.id}`, payload: { nickname: 'n' } }))
+        .statusCode,
+    ).toBe(200);
     expect((await del(t, t.keys.test, `/customers/${c.id}`)).statusCode).toBe(200);
   });
 

@@ -38,7 +38,12 @@ describe.each(ENGINES)('membership writes check their tag or list in the transac
     const c = await createCustomer(t, t.keys.test);
     const tag = await makeTag(t, 'Gone');
     const links = await countRows(t, 'customer_tags');
-    const write = t.app.writes.run(actor, afterRemoving('tags', tag), { customerId: c.id, kind: 'tag', id: tag, member: true });
+    const write = t.app.writes.run(actor, afterRemoving('tags', tag), {
+      customerId: c.id,
+      kind: 'tag',
+      id: tag,
+      member: true,
+    });
     expect(await failure(write)).toBe('not_found');
     expect(await countRows(t, 'customer_tags')).toBe(links);
   });
@@ -47,7 +52,12 @@ describe.each(ENGINES)('membership writes check their tag or list in the transac
     const c = await createCustomer(t, t.keys.test);
     const list = await makeList(t, 'Gone');
     const links = await countRows(t, 'customer_lists');
-    const write = t.app.writes.run(actor, afterRemoving('lists', list), { customerId: c.id, kind: 'list', id: list, member: true });
+    const write = t.app.writes.run(actor, afterRemoving('lists', list), {
+      customerId: c.id,
+      kind: 'list',
+      id: list,
+      member: true,
+    });
     expect(await failure(write)).toBe('not_found');
     expect(await countRows(t, 'customer_lists')).toBe(links);
   });

@@ -17,18 +17,27 @@ describe.each(ENGINES)('tag and list memberships on %s', (engine) => {
   afterAll(async () => t?.close());
 
   const tagIt = (id: string, tagId: string, key = t.keys.test) => post(t, key, `/customers/${id}/tags`, { tag: tagId });
-  const listIt = (id: string, listId: string, key = t.keys.test) => post(t, key, `/customers/${id}/lists`, { list: listId });
+  const listIt = (id: string, listId: string, key = t.keys.test) =>
+    post(t, key, `/customers/${id}/lists`, { list: listId });
 
   it('tags a customer (200, the customer with the tag, a new version); tagging again changes nothing', async () => {
     const c = await createCustomer(t, t.keys.test);
     const res = await tagIt(c.id, tag);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ id: c.id, version: '2', tags: [{ id: tag, name: 'VIP', added_at: expect.any(String) }] });
+    expect(res.json()).toMatchObject({
+      id: c.id,
+      version: '2',
+      tags: [{ id: tag, name: 'VIP', added_at: expect.any(String) }],
+    });
     expect(res.headers.etag).toBe('"2"');
     const again = await tagIt(c.id, tag);
     expect(again.statusCode).toBe(200);
     expect(again.json()).toMatchObject({ version: '2', tags: [{ id: tag }] });
-    const row = await t.storage.db.selectFrom('customer_tags').selectAll().where('customer_id', '=', c.id).executeTakeFirstOrThrow();
+    const row = await t.storage.db
+      .selectFrom('customer_tags')
+      .selectAll()
+      .where('customer_id', '=', c.id)
+      .executeTakeFirstOrThrow();
     expect(row.added_by_key_id).toBe(t.keys.test.id);
   });
 
@@ -43,11 +52,14 @@ describe.each(ENGINES)('tag and list memberships on %s', (engine) => {
     expect(again.json().version).toBe('3');
   });
 
-  it('a tag must exist in the workspace: unknown, malformed or another workspace\'s tag is a 404', async () => {
+  it("a tag must exist in the workspace: unknown, malformed or another workspace's tag is a 404", async () => {
     const c = await createCustomer(t, t.keys.test);
     const other = await createWorkspace(t.storage.db, t.clock.fn, { name: 'Other' });
     const foreign = 'tag_AAAAAAAAAAAAAAAAAAAAAA';
-    await t.storage.db.insertInto('tags').values({ id: foreign, workspace_id: other.id, name: 'theirs', created_at: 1, updated_at: 1 }).execute();
+    await t.storage.db
+      .insertInto('tags')
+      .values({ id: foreign, workspace_id: other.id, name: 'theirs', created_at: 1, updated_at: 1 })
+      .execute();
     for (const bad of [foreign, 'tag_BBBBBBBBBBBBBBBBBBBBBB', 'nope', list]) {
       expect((await tagIt(c.id, bad)).statusCode).toBe(404);
       expect((await del(t, t.keys.test, `/customers/${c.id}/tags/${bad}`)).statusCode).toBe(404);
@@ -89,7 +101,10 @@ describe.each(ENGINES)('tag and list memberships on %s', (engine) => {
     const c = await createCustomer(t, t.keys.test);
     expect((await listIt(c.id, 'lst_DDDDDDDDDDDDDDDDDDDDDD')).statusCode).toBe(404);
     expect((await listIt(c.id, tag)).statusCode).toBe(404);
-    const tagsOnly = await t.makeKey({ name: 'tags only', restricted: { canRead: ['customers'], canWrite: ['customers.tags'] } });
+    const tagsOnly = await t.makeKey({
+      name: 'tags only',
+      restricted: { canRead: ['customers'], canWrite: ['customers.tags'] },
+    });
     expect((await listIt(c.id, list, tagsOnly)).statusCode).toBe(403);
     expect((await tagIt(c.id, tag, tagsOnly)).statusCode).toBe(200);
     expect((await tagIt(c.id, tag, t.keys.liveRead)).statusCode).toBe(403);
@@ -100,9 +115,22 @@ describe.each(ENGINES)('tag and list memberships on %s', (engine) => {
     await tagIt(c.id, tag);
     await listIt(c.id, list);
     await del(t, t.keys.test, `/customers/${c.id}/lists/${list}`);
-    const rows = await t.storage.db.selectFrom('change_log').selectAll().where('object_id', '=', c.id).orderBy('customer_version').execute();
-    expect(rows.map((r) => r.action)).toEqual(['customer.create', 'customer.tag_add', 'customer.list_add', 'customer.list_remove']);
+    const rows = await t.storage.db
+      .selectFrom('change_log')
+      .selectAll()
+      .where('object_id', '=', c.id)
+      .orderBy('customer_version')
+      .execute();
+    expect(rows.map((r) => r.action)).toEqual([
+      'customer.create',
+      'customer.tag_add',
+      'customer.list_add',
+      'customer.list_remove',
+    ]);
     expect(JSON.parse(rows[1]!.before!)).toEqual({ [`tag:${tag}`]: null });
-    expect(JSON.parse(rows[3]!.before!)[`list:${list}`]).toMatchObject({ status: 'active', added_by_key_id: t.keys.test.id });
+    expect(JSON.parse(rows[3]!.before!)[`list:${list}`]).toMatchObject({
+      status: 'active',
+      added_by_key_id: t.keys.test.id,
+    });
   });
 });

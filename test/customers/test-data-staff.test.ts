@@ -30,8 +30,16 @@ describe.each(ENGINES)('DELETE /test-data and staff-made memberships on %s', (en
     const newsletter = await makeList(t, 'Newsletter');
     const offers = await makeList(t, 'Offers');
     const c = (await staff.create({ first_name: 'Staff made' })).record;
-    const left = { status: 'unsubscribed' as const, added_at: t.clock.now - 1_000_000, unsubscribed_at: t.clock.now - 100_000, added_by_key_id: null };
-    await t.storage.db.insertInto('customer_lists').values({ workspace_id: t.workspaceId, customer_id: c.id, list_id: newsletter, ...left }).execute();
+    const left = {
+      status: 'unsubscribed' as const,
+      added_at: t.clock.now - 1_000_000,
+      unsubscribed_at: t.clock.now - 100_000,
+      added_by_key_id: null,
+    };
+    await t.storage.db
+      .insertInto('customer_lists')
+      .values({ workspace_id: t.workspaceId, customer_id: c.id, list_id: newsletter, ...left })
+      .execute();
 
     t.clock.now += 1_000;
     expect((await post(t, t.keys.test, `/customers/${c.id}/lists`, { list: newsletter })).statusCode).toBe(200);

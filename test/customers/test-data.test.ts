@@ -41,7 +41,11 @@ describe.each(ENGINES)('DELETE /test-data on %s', (engine) => {
     expect(liveAfter).toMatchObject({ email: 'a@example.com', version: '2', tags: [{ id: vip }] });
 
     // Every removal is in the change log under the calling key and request.
-    const rows = await t.storage.db.selectFrom('change_log').selectAll().where('request_id', '=', res.headers['request-id'] as string).execute();
+    const rows = await t.storage.db
+      .selectFrom('change_log')
+      .selectAll()
+      .where('request_id', '=', res.headers['request-id'] as string)
+      .execute();
     expect(rows.map((r) => r.action).sort()).toEqual([
       'customer.delete',
       'customer.delete',

@@ -82,7 +82,14 @@ export async function makeTestApp(
         },
       });
       // Every answer a test sees is also checked against the published OpenAPI document.
-      checker.check(opts.method ?? 'GET', String(opts.url ?? '/'), res.statusCode, res.headers['content-type'] as string | undefined, res.body, res.headers);
+      checker.check(
+        opts.method ?? 'GET',
+        String(opts.url ?? '/'),
+        res.statusCode,
+        res.headers['content-type'] as string | undefined,
+        res.body,
+        res.headers,
+      );
       return res;
     },
     close: async () => {

@@ -5,7 +5,10 @@ import type { FastifyInstance, HTTPMethods } from 'fastify';
 type Doc = {
   paths: Record<
     string,
-    Record<string, { responses?: Record<string, { headers?: Record<string, object>; content?: Record<string, { schema: object }> }> }>
+    Record<
+      string,
+      { responses?: Record<string, { headers?: Record<string, object>; content?: Record<string, { schema: object }> }> }
+    >
   >;
   components?: { schemas?: Record<string, object> };
 };
@@ -81,7 +84,10 @@ export class OpenApiChecker {
     const path = url.split('?')[0]!;
     const template = this.templates.find((t) => t.regex.test(path));
     const op = template ? this.doc.paths[template.path]?.[method.toLowerCase()] : undefined;
-    if (template && op) return this.checkDocumented(method, template.path, op.responses ?? {}, status, contentType, body, headers);
+    if (template && op) {
+      this.checkDocumented(method, template.path, op.responses ?? {}, status, contentType, body, headers);
+      return;
+    }
 
     const what = `${method} ${path} ${status}`;
     if (this.isHidden(method, path)) {
@@ -102,7 +108,8 @@ export class OpenApiChecker {
     if (status === 405 && !this.app.findRoute({ method: method as HTTPMethods, url: path }) && others.length > 0) {
       this.checkProblem(what, status, contentType, body, headers, 'method_not_allowed');
       const allow = String(headers.allow ?? '');
-      if (!allow || allow.split(/, */).includes(method)) throw new Error(`${what}: Allow is "${allow}", which should list the path's other methods`);
+      if (!allow || allow.split(/, */).includes(method))
+        throw new Error(`${what}: Allow is "${allow}", which should list the path's other methods`);
       return;
     }
     throw new Error(
@@ -126,9 +133,13 @@ export class OpenApiChecker {
     if (!response) throw new Error(`${method} ${templatePath}: status ${status} is not documented`);
     // The headers the document promises on every such answer must be there; the ones it
     // marks as conditional ("On a 429: …", Idempotent-Replayed) may not be.
-    const always = status < 300 ? Object.keys(response.headers ?? {}).filter((h) => h !== 'Idempotent-Replayed' && h !== 'Original-Request') : EVERY_ANSWER;
+    const always =
+      status < 300
+        ? Object.keys(response.headers ?? {}).filter((h) => h !== 'Idempotent-Replayed' && h !== 'Original-Request')
+        : EVERY_ANSWER;
     for (const name of always) {
-      if (headers[name.toLowerCase()] === undefined) throw new Error(`${method} ${templatePath} ${status}: documented header ${name} is missing`);
+      if (headers[name.toLowerCase()] === undefined)
+        throw new Error(`${method} ${templatePath} ${status}: documented header ${name} is missing`);
     }
     const content = response.content ?? {};
     const media = Object.keys(content)[0];
@@ -147,33 +158,51 @@ export class OpenApiChecker {
       throw new Error(`${key}: content type ${contentType}, expected ${expectJson}`);
     }
     if (!validate(JSON.parse(body))) {
-      throw new Error(`${key}: body does not match the OpenAPI schema: ${this.ajv.errorsText(validate.errors)}\n${body.slice(0, 2000)}`);
+      throw new Error(
+        `${key}: body does not match the OpenAPI schema: ${this.ajv.errorsText(validate.errors)}\n${body.slice(0, 2000)}`,
+      );
     }
   }
 
   /** A refusal outside the document: a problem document with the headers every answer has. */
-  private checkProblem(what: string, status: number, contentType: string | undefined, body: string, headers: Record<string, unknown>, code?: string): void {
+  private checkProblem(
+    what: string,
+    status: number,
+    contentType: string | undefined,
+    body: string,
+    headers: Record<string, unknown>,
+    code?: string,
+  ): void {
     for (const name of EVERY_ANSWER) {
       if (headers[name.toLowerCase()] === undefined) throw new Error(`${what}: header ${name} is missing`);
     }
-    if (!contentType?.startsWith('application/problem+json')) throw new Error(`${what}: content type ${contentType}, expected application/problem+json`);
+    if (!contentType?.startsWith('application/problem+json'))
+      throw new Error(`${what}: content type ${contentType}, expected application/problem+json`);
     let problem: { code?: unknown; status?: unknown };
     try {
       problem = JSON.parse(body);
     } catch {
       throw new Error(`${what}: the body is not JSON: ${body.slice(0, 200)}`);
     }
-    if (!this.problem(problem)) throw new Error(`${what}: body does not match the OpenAPI Problem schema: ${this.ajv.errorsText(this.problem.errors)}\n${body.slice(0, 2000)}`);
+    if (!this.problem(problem))
+      throw new Error(
+        `${what}: body does not match the OpenAPI Problem schema: ${this.ajv.errorsText(this.problem.errors)}\n${body.slice(0, 2000)}`,
+      );
     if (problem.status !== status) throw new Error(`${what}: the problem's status is ${String(problem.status)}`);
-    if (code !== undefined && problem.code !== code) throw new Error(`${what}: code ${String(problem.code)}, expected ${code}`);
+    if (code !== undefined && problem.code !== code)
+      throw new Error(`${what}: code ${String(problem.code)}, expected ${code}`);
   }
 
   private isHidden(method: string, path: string): boolean {
-    return HIDDEN_ROUTES.some((r) => r.method === method && (typeof r.path === 'string' ? r.path === path : r.path.test(path)));
+    return HIDDEN_ROUTES.some(
+      (r) => r.method === method && (typeof r.path === 'string' ? r.path === path : r.path.test(path)),
+    );
   }
 
   /** The methods some route of the app answers on this concrete path. */
   private methodsServing(path: string): string[] {
-    return this.app.supportedMethods.filter((m) => this.app.findRoute({ method: m as HTTPMethods, url: path }) !== null);
+    return this.app.supportedMethods.filter(
+      (m) => this.app.findRoute({ method: m as HTTPMethods, url: path }) !== null,
+    );
   }
 }

@@ -44,7 +44,13 @@ export function describeReadContract<R extends { id: string; created_at: string;
     const same = nextInstant();
     const stem = randomBase62(21);
     for (const last of ['1', '2']) {
-      made.push(await c.insert(t.storage.db, tn.liveRows, { id: `${c.prefix}_${stem}${last}`, created_at: same, updated_at: same } as Partial<R>));
+      made.push(
+        await c.insert(t.storage.db, tn.liveRows, {
+          id: `${c.prefix}_${stem}${last}`,
+          created_at: same,
+          updated_at: same,
+        } as Partial<R>),
+      );
     }
     made.push(await c.insert(t.storage.db, tn.liveRows));
 
@@ -73,10 +79,17 @@ export function describeReadContract<R extends { id: string; created_at: string;
     const tn = await newTenant(t);
     const rows: R[] = [];
     for (const hour of ['00', '01', '02', '03']) {
-      rows.push(await c.insert(t.storage.db, tn.liveRows, { updated_at: `2027-06-01T${hour}:00:00.000Z` } as Partial<R>));
+      rows.push(
+        await c.insert(t.storage.db, tn.liveRows, { updated_at: `2027-06-01T${hour}:00:00.000Z` } as Partial<R>),
+      );
     }
     const changedFrom2 = newestFirst(rows.slice(2));
-    for (const since of ['2027-06-01T12:00:00%2B10:00', '2027-06-01T02:00:00Z', '2027-06-01T02:00:00.000Z', '2027-05-31T21:00:00-0500']) {
+    for (const since of [
+      '2027-06-01T12:00:00%2B10:00',
+      '2027-06-01T02:00:00Z',
+      '2027-06-01T02:00:00.000Z',
+      '2027-05-31T21:00:00-0500',
+    ]) {
       const res = await get(t, tn.live, `${c.path}?updated_since=${since}`);
       expect(res.status, since).toBe(200);
       expect(ids(res.body.data), since).toEqual(ids(changedFrom2));
@@ -84,7 +97,11 @@ export function describeReadContract<R extends { id: string; created_at: string;
     // The filter joins the cursor's binding: a page of it continues only with it.
     const first = await get(t, tn.live, `${c.path}?limit=1&updated_since=2027-06-01T02:00:00Z`);
     expect(first.body.has_more).toBe(true);
-    const next = await get(t, tn.live, `${c.path}?limit=1&updated_since=2027-06-01T02:00:00Z&starting_after=${first.body.next_cursor}`);
+    const next = await get(
+      t,
+      tn.live,
+      `${c.path}?limit=1&updated_since=2027-06-01T02:00:00Z&starting_after=${first.body.next_cursor}`,
+    );
     expect(ids(next.body.data)).toEqual([changedFrom2[1]!.id]);
     const other = await get(t, tn.live, `${c.path}?limit=1&starting_after=${first.body.next_cursor}`);
     expect(other.status).toBe(400);
@@ -115,7 +132,7 @@ export function describeReadContract<R extends { id: string; created_at: string;
     }
   });
 
-  it("a cursor from another collection, or that is not a cursor, is a 400", async () => {
+  it('a cursor from another collection, or that is not a cursor, is a 400', async () => {
     const t = getT();
     const tn = await newTenant(t);
     await c.insert(t.storage.db, tn.liveRows);
@@ -140,7 +157,11 @@ export function describeReadContract<R extends { id: string; created_at: string;
     expect(res.body).toEqual(record);
     const etag = res.headers.etag as string;
     expect(etag).toMatch(/^"[^"]+"$/);
-    const again = await t.call(tn.live, { method: 'GET', url: `${c.path}/${record.id}`, headers: { 'if-none-match': etag } });
+    const again = await t.call(tn.live, {
+      method: 'GET',
+      url: `${c.path}/${record.id}`,
+      headers: { 'if-none-match': etag },
+    });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
     const stale = await get(t, tn.live, `${c.path}/${record.id}`, { 'if-none-match': '"stale"' });

@@ -50,7 +50,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
           raw: Buffer.concat(chunks).toString('utf8'),
           ...decode(Buffer.concat(chunks).toString('utf8')),
         });
-        waiters.splice(0).forEach((w) => w());
+        for (const w of waiters.splice(0)) w();
         callback();
       });
     },
@@ -62,7 +62,10 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     received,
     waitFor: (count, timeoutMs = 5_000) =>
       new Promise((resolve, reject) => {
-        const deadline = setTimeout(() => reject(new Error(`${received.length} of ${count} emails arrived`)), timeoutMs);
+        const deadline = setTimeout(
+          () => reject(new Error(`${received.length} of ${count} emails arrived`)),
+          timeoutMs,
+        );
         const check = () => {
           if (received.length >= count) {
             clearTimeout(deadline);

@@ -4,7 +4,12 @@ import { newId } from '../../src/lib/ids.ts';
 import type { CreateKeyInput } from '../../src/resources/keys/key.service.ts';
 import { personActor, type Actor } from '../../src/resources/actor.model.ts';
 import type { CreateCustomerBody, UpdateCustomerBody } from '../../src/resources/customers/customer-body.schema.ts';
-import { createCustomer as create, deleteCustomer, updateCustomer, type IfMatch } from '../../src/resources/customers/customer.service.ts';
+import {
+  createCustomer as create,
+  deleteCustomer,
+  updateCustomer,
+  type IfMatch,
+} from '../../src/resources/customers/customer.service.ts';
 import { changeMembership } from '../../src/resources/customers/membership.service.ts';
 import type { WritePipeline } from '../../src/resources/writes/write.pipeline.ts';
 import { addStaff, setWorkspaceLimit } from '../../src/resources/workspaces/workspace.service.ts';
@@ -18,7 +23,12 @@ export function post(
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<LightMyRequestResponse> {
-  return t.call(key, { method: 'POST', url, payload: body as object, headers: { 'idempotency-key': randomUUID(), ...headers } });
+  return t.call(key, {
+    method: 'POST',
+    url,
+    payload: body as object,
+    headers: { 'idempotency-key': randomUUID(), ...headers },
+  });
 }
 
 export function patch(t: TestApp, key: TestKey, id: string, body: unknown, headers: Record<string, string> = {}) {
@@ -43,7 +53,10 @@ export async function createCustomer(t: TestApp, key: TestKey, body: Record<stri
 export async function makeTag(t: TestApp, name = 'VIP'): Promise<string> {
   const id = newId('tag');
   const now = t.clock.now;
-  await t.storage.db.insertInto('tags').values({ id, workspace_id: t.workspaceId, name, created_at: now, updated_at: now }).execute();
+  await t.storage.db
+    .insertInto('tags')
+    .values({ id, workspace_id: t.workspaceId, name, created_at: now, updated_at: now })
+    .execute();
   return id;
 }
 
@@ -52,7 +65,16 @@ export async function makeList(t: TestApp, name = 'Newsletter'): Promise<string>
   const now = t.clock.now;
   await t.storage.db
     .insertInto('lists')
-    .values({ id, workspace_id: t.workspaceId, name, slug: name.toLowerCase(), description: null, kind: 'manual', created_at: now, updated_at: now })
+    .values({
+      id,
+      workspace_id: t.workspaceId,
+      name,
+      slug: name.toLowerCase(),
+      description: null,
+      kind: 'manual',
+      created_at: now,
+      updated_at: now,
+    })
     .execute();
   return id;
 }
@@ -60,13 +82,32 @@ export async function makeList(t: TestApp, name = 'Newsletter'): Promise<string>
 export async function makeVenue(t: TestApp, country: string | null): Promise<string> {
   const id = newId('venue');
   const now = t.clock.now;
-  const data = { name: 'Main', slug: 'main', booking_code: null, timezone: 'Australia/Sydney', currency: 'aud', address: { line1: null, city: null, state: null, postal_code: null, country }, phone: null, email: null, active: true };
-  await t.storage.db.insertInto('venues').values({ id, workspace_id: t.workspaceId, created_at: now, updated_at: now, data: JSON.stringify(data) }).execute();
+  const data = {
+    name: 'Main',
+    slug: 'main',
+    booking_code: null,
+    timezone: 'Australia/Sydney',
+    currency: 'aud',
+    address: { line1: null, city: null, state: null, postal_code: null, country },
+    phone: null,
+    email: null,
+    active: true,
+  };
+  await t.storage.db
+    .insertInto('venues')
+    .values({ id, workspace_id: t.workspaceId, created_at: now, updated_at: now, data: JSON.stringify(data) })
+    .execute();
   return id;
 }
 
-export async function countRows(t: TestApp, table: 'customers' | 'change_log' | 'idempotency_keys' | 'customer_tags' | 'customer_lists') {
-  const row = await t.storage.db.selectFrom(table).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+export async function countRows(
+  t: TestApp,
+  table: 'customers' | 'change_log' | 'idempotency_keys' | 'customer_tags' | 'customer_lists',
+) {
+  const row = await t.storage.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -106,7 +147,8 @@ export function writesAs(writes: WritePipeline, actor: Actor) {
   return {
     actor,
     create: (body: CreateCustomerBody) => writes.run(actor, create, body),
-    update: (id: string, body: UpdateCustomerBody, ifMatch: IfMatch = null) => writes.run(actor, updateCustomer, { id, body, ifMatch }),
+    update: (id: string, body: UpdateCustomerBody, ifMatch: IfMatch = null) =>
+      writes.run(actor, updateCustomer, { id, body, ifMatch }),
     delete: (id: string) => writes.run(actor, deleteCustomer, { id }),
     tag: membership('tag', true),
     untag: membership('tag', false),

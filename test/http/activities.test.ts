@@ -39,8 +39,20 @@ describe.each(ENGINES)('GET /activities on %s', (engine) => {
     expect(res.body.data).toEqual([perHead, flat]);
     expect(Object.keys(res.body.data[0]).sort()).toEqual(
       [
-        'id', 'object', 'name', 'slug', 'description', 'status', 'pricing_model', 'prices', 'peak_prices',
-        'guests', 'staff_only', 'venues', 'created_at', 'updated_at',
+        'id',
+        'object',
+        'name',
+        'slug',
+        'description',
+        'status',
+        'pricing_model',
+        'prices',
+        'peak_prices',
+        'guests',
+        'staff_only',
+        'venues',
+        'created_at',
+        'updated_at',
       ].sort(),
     );
     expect(res.body.data[0]).not.toHaveProperty('livemode');

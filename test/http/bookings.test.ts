@@ -43,9 +43,26 @@ describe.each(ENGINES)('GET /bookings on %s', (engine) => {
     expect(res.body).toEqual({ object: 'list', data: [full, blocked], has_more: false });
     expect(Object.keys(res.body.data[0]).sort()).toEqual(
       [
-        'id', 'object', 'number', 'venue', 'status', 'scheduled_at', 'local_date', 'local_time', 'timezone',
-        'duration_minutes', 'guests', 'people', 'lines', 'source', 'blocked', 'checked_in_at', 'hold_expires_at',
-        'livemode', 'created_at', 'updated_at',
+        'id',
+        'object',
+        'number',
+        'venue',
+        'status',
+        'scheduled_at',
+        'local_date',
+        'local_time',
+        'timezone',
+        'duration_minutes',
+        'guests',
+        'people',
+        'lines',
+        'source',
+        'blocked',
+        'checked_in_at',
+        'hold_expires_at',
+        'livemode',
+        'created_at',
+        'updated_at',
       ].sort(),
     );
     expect(res.body.data[0].people[0]).toEqual({
@@ -93,7 +110,9 @@ describe.each(ENGINES)('GET /bookings on %s', (engine) => {
     expect(await list('scheduled_from=2026-04-10T10:00:00.001Z')).toEqual([eleven.id]);
     expect(await list('scheduled_to=2026-04-10T10:00:00Z')).toEqual([nine.id]);
     expect(await list('scheduled_to=2026-04-10T05:00:00-05:00')).toEqual([nine.id]);
-    expect(await list('scheduled_from=2026-04-10T09:00:00Z&scheduled_to=2026-04-10T11:00:00Z')).toEqual(ids([ten, nine]));
+    expect(await list('scheduled_from=2026-04-10T09:00:00Z&scheduled_to=2026-04-10T11:00:00Z')).toEqual(
+      ids([ten, nine]),
+    );
     expect(await list('scheduled_from=2026-04-10T12:00:00Z')).toEqual([]);
     expect(await list('scheduled_from=2026-04-10T11:00:00Z&scheduled_to=2026-04-10T11:00:00Z')).toEqual([]);
   });

@@ -74,9 +74,25 @@ describe.each(ENGINES)('GET /customers on %s', (engine) => {
     expect(res.headers.etag).toBe('"7"');
     expect(Object.keys(res.body).sort()).toEqual(
       [
-        'id', 'object', 'first_name', 'last_name', 'nickname', 'email', 'phone', 'date_of_birth', 'company',
-        'address', 'adult', 'marketing_consent', 'membership', 'tags', 'lists', 'livemode', 'created_at',
-        'updated_at', 'version',
+        'id',
+        'object',
+        'first_name',
+        'last_name',
+        'nickname',
+        'email',
+        'phone',
+        'date_of_birth',
+        'company',
+        'address',
+        'adult',
+        'marketing_consent',
+        'membership',
+        'tags',
+        'lists',
+        'livemode',
+        'created_at',
+        'updated_at',
+        'version',
       ].sort(),
     );
   });
@@ -102,7 +118,11 @@ describe.each(ENGINES)('GET /customers on %s', (engine) => {
     for (let i = 0; i < 2; i++) await insertCustomer(t.storage.db, tn.liveRows);
     const first = await get(t, tn.live, '/customers?limit=1');
     expect(first.body.has_more).toBe(true);
-    const withEmail = await get(t, tn.live, `/customers?limit=1&email=x@example.com&starting_after=${first.body.next_cursor}`);
+    const withEmail = await get(
+      t,
+      tn.live,
+      `/customers?limit=1&email=x@example.com&starting_after=${first.body.next_cursor}`,
+    );
     expect(withEmail.status).toBe(400);
     expect(withEmail.body.code).toBe('invalid_request');
   });
@@ -110,7 +130,10 @@ describe.each(ENGINES)('GET /customers on %s', (engine) => {
   it('a contacts-masked key sees email and phone masked, and email look-ups still work', async () => {
     const tn = await newTenant(t);
     const masked = await t.makeKey({ workspaceId: tn.workspaceId, mode: 'live', access: 'read', contactsMasked: true });
-    const ada = await insertCustomer(t.storage.db, tn.liveRows, { email: 'ada.lovelace@example.com', phone: '+61412345678' });
+    const ada = await insertCustomer(t.storage.db, tn.liveRows, {
+      email: 'ada.lovelace@example.com',
+      phone: '+61412345678',
+    });
     const none = await insertCustomer(t.storage.db, tn.liveRows, { email: null, phone: null });
     const shown = { ...ada, email: 'a***@example.com', phone: '+*********78' };
     expect((await get(t, masked, '/customers')).body.data).toEqual([none, shown]);

@@ -43,15 +43,40 @@ describe.each(ENGINES)('GET /events on %s', (engine) => {
     expect(res.body.data).toEqual([dated, undated]);
     expect(Object.keys(res.body.data[0]).sort()).toEqual(
       [
-        'id', 'object', 'name', 'slug', 'description', 'status', 'venue', 'price_per_ticket', 'max_tickets',
-        'min_tickets', 'min_age', 'duration_minutes', 'date_mode', 'timezone', 'staff_only', 'dates',
-        'created_at', 'updated_at',
+        'id',
+        'object',
+        'name',
+        'slug',
+        'description',
+        'status',
+        'venue',
+        'price_per_ticket',
+        'max_tickets',
+        'min_tickets',
+        'min_age',
+        'duration_minutes',
+        'date_mode',
+        'timezone',
+        'staff_only',
+        'dates',
+        'created_at',
+        'updated_at',
       ].sort(),
     );
     const [first] = res.body.data[0].dates;
     expect(first.id).toMatch(/^evd_[0-9A-Za-z]{22}$/);
     expect(Object.keys(first).sort()).toEqual(
-      ['id', 'label', 'scheduled_at', 'local_date', 'local_time', 'duration_minutes', 'max_tickets', 'price_per_ticket', 'status'].sort(),
+      [
+        'id',
+        'label',
+        'scheduled_at',
+        'local_date',
+        'local_time',
+        'duration_minutes',
+        'max_tickets',
+        'price_per_ticket',
+        'status',
+      ].sort(),
     );
     expect((await get(t, tn.live, `/events/${dated.id}`)).body).toEqual(dated);
   });

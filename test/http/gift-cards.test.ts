@@ -40,8 +40,19 @@ describe.each(ENGINES)('GET /gift-cards on %s', (engine) => {
     expect(res.body.data).toEqual([card, blank]);
     expect(Object.keys(res.body.data[0]).sort()).toEqual(
       [
-        'id', 'object', 'code_last4', 'balance', 'expires_at', 'active', 'holder', 'buyer', 'recipient_name',
-        'delivered_at', 'movements', 'created_at', 'updated_at',
+        'id',
+        'object',
+        'code_last4',
+        'balance',
+        'expires_at',
+        'active',
+        'holder',
+        'buyer',
+        'recipient_name',
+        'delivered_at',
+        'movements',
+        'created_at',
+        'updated_at',
       ].sort(),
     );
     expect(res.body.data[0].object).toBe('gift_card');
@@ -51,7 +62,7 @@ describe.each(ENGINES)('GET /gift-cards on %s', (engine) => {
     expect((await get(t, tn.live, `/gift-cards/${blank.id}`)).body).toEqual(blank);
   });
 
-  it("customer matches the cards a customer holds or bought, each card once", async () => {
+  it('customer matches the cards a customer holds or bought, each card once', async () => {
     const tn = await newTenant(t);
     const [a, b] = [newId('customer'), newId('customer')];
     const both = await insertGiftCard(t.storage.db, tn.liveRows, { holder: a, buyer: a });
@@ -68,7 +79,9 @@ describe.each(ENGINES)('GET /gift-cards on %s', (engine) => {
     const first = await get(t, tn.live, `/gift-cards?customer=${a}&limit=2`);
     const rest = await get(t, tn.live, `/gift-cards?customer=${a}&limit=2&starting_after=${first.body.next_cursor}`);
     expect([...ids(first.body.data), ...ids(rest.body.data)]).toEqual(ids([bought, held, both]));
-    expect((await get(t, tn.live, `/gift-cards?customer=${b}&starting_after=${first.body.next_cursor}`)).status).toBe(400);
+    expect((await get(t, tn.live, `/gift-cards?customer=${b}&starting_after=${first.body.next_cursor}`)).status).toBe(
+      400,
+    );
   });
 
   it('a malformed customer id is a 400', async () => {

@@ -24,7 +24,12 @@ describe.each(ENGINES)('GET /lists on %s', (engine) => {
 
   it('answers every SPEC field, nulls included', async () => {
     const tn = await newTenant(t);
-    const rule = await insertList(t.storage.db, tn.liveRows, { name: 'Lapsed bowlers', slug: 'lapsed', description: null, kind: null });
+    const rule = await insertList(t.storage.db, tn.liveRows, {
+      name: 'Lapsed bowlers',
+      slug: 'lapsed',
+      description: null,
+      kind: null,
+    });
     const manual = await insertList(t.storage.db, tn.liveRows);
     const res = await get(t, tn.live, '/lists');
     expect(res.body).toEqual({ object: 'list', data: [manual, rule], has_more: false });

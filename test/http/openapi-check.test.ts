@@ -29,7 +29,14 @@ describe('the OpenAPI answer checker', () => {
       ...options,
       headers: { 'service-version': '2026-10-08', authorization: `Bearer ${key.secret}`, ...(options.headers ?? {}) },
     });
-    const args = [options.method ?? 'GET', String(options.url), res.statusCode, res.headers['content-type'] as string | undefined, res.body, res.headers] as const;
+    const args = [
+      options.method ?? 'GET',
+      String(options.url),
+      res.statusCode,
+      res.headers['content-type'] as string | undefined,
+      res.body,
+      res.headers,
+    ] as const;
     return { res, args, checkWith: (checker: OpenApiChecker) => checker.check(...args) };
   }
 
@@ -44,7 +51,9 @@ describe('the OpenAPI answer checker', () => {
     const body = a.res.json();
     delete body.id;
     const [method, url, status, type, , headers] = a.args;
-    expect(() => bare.check(method, url, status, type, JSON.stringify(body), headers)).toThrow(/body does not match the OpenAPI schema/);
+    expect(() => bare.check(method, url, status, type, JSON.stringify(body), headers)).toThrow(
+      /body does not match the OpenAPI schema/,
+    );
   });
 
   it('throws for a status the documented operation does not list', async () => {
@@ -54,12 +63,16 @@ describe('the OpenAPI answer checker', () => {
 
   it('throws for an answer on a path the document does not have', () => {
     const headers = { 'request-id': 'req_x', 'service-version': '2026-10-08', 'cache-control': 'no-store' };
-    expect(() => bare.check('GET', '/admin/users', 200, 'application/json', '{}', headers)).toThrow(/does not describe the path \/admin\/users/);
+    expect(() => bare.check('GET', '/admin/users', 200, 'application/json', '{}', headers)).toThrow(
+      /does not describe the path \/admin\/users/,
+    );
   });
 
   it('throws for a success on a documented path with a method the document does not have', () => {
     const headers = { 'request-id': 'req_x', 'service-version': '2026-10-08', 'cache-control': 'no-store' };
-    expect(() => bare.check('PUT', '/venues', 200, 'application/json', '{}', headers)).toThrow(/does not describe PUT \/venues/);
+    expect(() => bare.check('PUT', '/venues', 200, 'application/json', '{}', headers)).toThrow(
+      /does not describe PUT \/venues/,
+    );
   });
 
   it('throws for a fixture route it was not told about, and passes it once told', async () => {
@@ -72,12 +85,14 @@ describe('the OpenAPI answer checker', () => {
     expect(() => patch.checkWith(withFixtures)).toThrow(/does not describe/);
   });
 
-  it('still checks a fixture route\'s refusals as problem documents', async () => {
+  it("still checks a fixture route's refusals as problem documents", async () => {
     const refused = await answer({ method: 'POST', url: '/_limits/write' }); // no Idempotency-Key: 428
     expect(refused.res.statusCode).toBe(428);
     expect(() => refused.checkWith(withFixtures)).not.toThrow();
     const [method, url, status, , body, headers] = refused.args;
-    expect(() => withFixtures.check(method, url, status, 'application/json', body, headers)).toThrow(/expected application\/problem\+json/);
+    expect(() => withFixtures.check(method, url, status, 'application/json', body, headers)).toThrow(
+      /expected application\/problem\+json/,
+    );
   });
 
   it('passes the hidden operational routes, which are deliberately not in the document', async () => {
@@ -88,7 +103,7 @@ describe('the OpenAPI answer checker', () => {
     }
   });
 
-  it('passes the API\'s refusal of an unknown path (404) and of another method on a known path (405)', async () => {
+  it("passes the API's refusal of an unknown path (404) and of another method on a known path (405)", async () => {
     const unknown = await answer({ url: '/nothing-here' });
     expect(unknown.res.statusCode).toBe(404);
     expect(() => unknown.checkWith(bare)).not.toThrow();
@@ -103,9 +118,15 @@ describe('the OpenAPI answer checker', () => {
   it('throws when a refusal is not a valid problem document or not the right refusal', async () => {
     const [method, url, status, type, body, headers] = (await answer({ url: '/nothing-here' })).args;
     const problem = JSON.parse(body);
-    expect(() => bare.check(method, url, status, type, JSON.stringify({ ...problem, request_id: undefined }), headers)).toThrow(/Problem schema/);
-    expect(() => bare.check(method, url, status, type, JSON.stringify({ ...problem, code: 'conflict' }), headers)).toThrow(/expected not_found/);
-    expect(() => bare.check(method, url, status, 'text/html', body, headers)).toThrow(/expected application\/problem\+json/);
+    expect(() =>
+      bare.check(method, url, status, type, JSON.stringify({ ...problem, request_id: undefined }), headers),
+    ).toThrow(/Problem schema/);
+    expect(() =>
+      bare.check(method, url, status, type, JSON.stringify({ ...problem, code: 'conflict' }), headers),
+    ).toThrow(/expected not_found/);
+    expect(() => bare.check(method, url, status, 'text/html', body, headers)).toThrow(
+      /expected application\/problem\+json/,
+    );
     // A path some route has is not "unknown": a 404 there would be a lie about the API.
     expect(() => bare.check('POST', '/venues', 404, type, body, headers)).toThrow(/does not describe POST \/venues/);
     // A 405 must say, in Allow, which methods the path does have.

@@ -44,10 +44,34 @@ describe.each(ENGINES)('GET /orders on %s', (engine) => {
     expect(res.body.data).toEqual([full, bare]);
     expect(Object.keys(res.body.data[0]).sort()).toEqual(
       [
-        'id', 'object', 'number', 'reference', 'type', 'status', 'venue', 'customer', 'booking', 'event',
-        'billing_details', 'currency', 'subtotal', 'discount', 'gift_card', 'store_credit', 'total',
-        'amount_refunded', 'amount_due', 'amount_paid', 'discount_code', 'due_date', 'lines', 'payments',
-        'refunds', 'livemode', 'created_at', 'updated_at',
+        'id',
+        'object',
+        'number',
+        'reference',
+        'type',
+        'status',
+        'venue',
+        'customer',
+        'booking',
+        'event',
+        'billing_details',
+        'currency',
+        'subtotal',
+        'discount',
+        'gift_card',
+        'store_credit',
+        'total',
+        'amount_refunded',
+        'amount_due',
+        'amount_paid',
+        'discount_code',
+        'due_date',
+        'lines',
+        'payments',
+        'refunds',
+        'livemode',
+        'created_at',
+        'updated_at',
       ].sort(),
     );
     expect(res.body.data[0].payments[0].card).toEqual({ brand: 'visa', last4: '4242' });
@@ -58,9 +82,24 @@ describe.each(ENGINES)('GET /orders on %s', (engine) => {
   it('filters by customer, booking, venue and number, alone and together', async () => {
     const tn = await newTenant(t);
     const [cusA, cusB, bkgA, venA] = [newId('customer'), newId('customer'), newId('booking'), newId('venue')];
-    const o1 = await insertOrder(t.storage.db, tn.liveRows, { customer: cusA, booking: bkgA, venue: venA, number: 'ORD-1' });
-    const o2 = await insertOrder(t.storage.db, tn.liveRows, { customer: cusA, booking: null, venue: venA, number: 'ORD-2' });
-    const o3 = await insertOrder(t.storage.db, tn.liveRows, { customer: cusB, booking: bkgA, venue: null, number: 'ORD-3' });
+    const o1 = await insertOrder(t.storage.db, tn.liveRows, {
+      customer: cusA,
+      booking: bkgA,
+      venue: venA,
+      number: 'ORD-1',
+    });
+    const o2 = await insertOrder(t.storage.db, tn.liveRows, {
+      customer: cusA,
+      booking: null,
+      venue: venA,
+      number: 'ORD-2',
+    });
+    const o3 = await insertOrder(t.storage.db, tn.liveRows, {
+      customer: cusB,
+      booking: bkgA,
+      venue: null,
+      number: 'ORD-3',
+    });
     await insertOrder(t.storage.db, tn.testRows, { customer: cusA, booking: bkgA, venue: venA, number: 'ORD-1' });
 
     const list = async (q: string) => ids((await get(t, tn.live, `/orders?${q}`)).body.data);
@@ -79,7 +118,13 @@ describe.each(ENGINES)('GET /orders on %s', (engine) => {
 
   it('a malformed or wrongly prefixed filter id is a 400', async () => {
     const tn = await newTenant(t);
-    for (const q of ['customer=cus_x', `customer=${newId('order')}`, `booking=${newId('customer')}`, 'venue=ven_!', 'number=']) {
+    for (const q of [
+      'customer=cus_x',
+      `customer=${newId('order')}`,
+      `booking=${newId('customer')}`,
+      'venue=ven_!',
+      'number=',
+    ]) {
       const res = await get(t, tn.live, `/orders?${q}`);
       expect(res.status, q).toBe(400);
       expect(res.body.code).toBe('invalid_request');
@@ -93,17 +138,23 @@ describe.each(ENGINES)('GET /orders on %s', (engine) => {
     const first = await get(t, tn.live, `/orders?customer=${customer}&limit=1`);
     const same = await get(t, tn.live, `/orders?customer=${customer}&limit=1&starting_after=${first.body.next_cursor}`);
     expect(same.status).toBe(200);
-    const other = await get(t, tn.live, `/orders?customer=${newId('customer')}&limit=1&starting_after=${first.body.next_cursor}`);
+    const other = await get(
+      t,
+      tn.live,
+      `/orders?customer=${newId('customer')}&limit=1&starting_after=${first.body.next_cursor}`,
+    );
     expect(other.status).toBe(400);
   });
 
-  it("a contacts-masked key sees billing email and phone masked, on lists and on one order", async () => {
+  it('a contacts-masked key sees billing email and phone masked, on lists and on one order', async () => {
     const tn = await newTenant(t);
     const masked = await t.makeKey({ workspaceId: tn.workspaceId, mode: 'live', access: 'read', contactsMasked: true });
     const order = await insertOrder(t.storage.db, tn.liveRows, {
       billing_details: { name: 'Ada Lovelace', email: 'ada.lovelace@example.com', phone: '+61412345678' },
     });
-    const empty = await insertOrder(t.storage.db, tn.liveRows, { billing_details: { name: 'Walk-in', email: null, phone: null } });
+    const empty = await insertOrder(t.storage.db, tn.liveRows, {
+      billing_details: { name: 'Walk-in', email: null, phone: null },
+    });
     const shown = { name: 'Ada Lovelace', email: 'a***@example.com', phone: '+*********78' };
 
     const list = await get(t, masked, '/orders');

@@ -39,9 +39,24 @@ describe.each(ENGINES)('GET /packages on %s', (engine) => {
     expect(res.body.data).toEqual([plain, peak]);
     expect(Object.keys(res.body.data[0]).sort()).toEqual(
       [
-        'id', 'object', 'name', 'slug', 'description', 'status', 'pricing_model', 'prices', 'peak_prices',
-        'guests', 'staff_only', 'venues', 'duration_minutes', 'deposit', 'available_from', 'available_until',
-        'created_at', 'updated_at',
+        'id',
+        'object',
+        'name',
+        'slug',
+        'description',
+        'status',
+        'pricing_model',
+        'prices',
+        'peak_prices',
+        'guests',
+        'staff_only',
+        'venues',
+        'duration_minutes',
+        'deposit',
+        'available_from',
+        'available_until',
+        'created_at',
+        'updated_at',
       ].sort(),
     );
     expect(res.body.data[1].peak_prices).toEqual({ adult: 4500, junior: 3500, flat_rate: null, base: 1000 });

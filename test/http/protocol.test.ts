@@ -15,7 +15,11 @@ describe.each(ENGINES)('protocol on %s', (engine) => {
   });
   afterAll(async () => t?.close());
 
-  const problem = (res: { statusCode: number; headers: Record<string, unknown>; json(): any }, status: number, code: string) => {
+  const problem = (
+    res: { statusCode: number; headers: Record<string, unknown>; json(): any },
+    status: number,
+    code: string,
+  ) => {
     expect(res.statusCode).toBe(status);
     expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
     const body = res.json();
@@ -90,7 +94,8 @@ describe.each(ENGINES)('protocol on %s', (engine) => {
 
   it('a 404 or 405 to a valid key carries its RateLimit headers and counts against its minute', async () => {
     const key = await t.makeKey({ name: 'counted', limits: { requests_per_minute: 50 } });
-    const left = (res: { headers: Record<string, unknown> }) => Number(/r=(\d+)/.exec(String(res.headers.ratelimit))?.[1]);
+    const left = (res: { headers: Record<string, unknown> }) =>
+      Number(/r=(\d+)/.exec(String(res.headers.ratelimit))?.[1]);
     const first = await t.call(key, { url: '/key' });
     const unknown = await t.call(key, { url: '/nothing-here' });
     problem(unknown, 404, 'not_found');
@@ -111,7 +116,11 @@ describe.each(ENGINES)('protocol on %s', (engine) => {
       const unknown = await t.app.inject({ url: '/nothing-here', headers: authorization ? { authorization } : {} });
       problem(unknown, 404, 'not_found');
       expect(unknown.headers.ratelimit).toBeUndefined();
-      const wrongMethod = await t.app.inject({ method: 'PUT', url: '/venues', headers: authorization ? { authorization } : {} });
+      const wrongMethod = await t.app.inject({
+        method: 'PUT',
+        url: '/venues',
+        headers: authorization ? { authorization } : {},
+      });
       problem(wrongMethod, 405, 'method_not_allowed');
       expect(wrongMethod.headers.ratelimit).toBeUndefined();
     }
@@ -146,13 +155,25 @@ describe.each(ENGINES)('protocol on %s', (engine) => {
   });
 
   it('ids of the wrong shape or prefix are 404, never 400', async () => {
-    for (const id of ['ven_' + 'a'.repeat(300), 'x', 'ven_short', 'cus_' + 'a'.repeat(22), 'VEN_' + 'a'.repeat(22), 'ven_' + 'a'.repeat(22) + '%20']) {
+    for (const id of [
+      'ven_' + 'a'.repeat(300),
+      'x',
+      'ven_short',
+      'cus_' + 'a'.repeat(22),
+      'VEN_' + 'a'.repeat(22),
+      'ven_' + 'a'.repeat(22) + '%20',
+    ]) {
       problem(await t.call(t.keys.test, { url: `/venues/${id}` }), 404, 'not_found');
     }
   });
 
   it('a NUL character anywhere in a query is a 400, never a database error', async () => {
-    for (const url of ['/bookings?number=%00', '/orders?number=a%00b', '/customers?email=x%00y@example.com', '/venues?updated_since=%00']) {
+    for (const url of [
+      '/bookings?number=%00',
+      '/orders?number=a%00b',
+      '/customers?email=x%00y@example.com',
+      '/venues?updated_since=%00',
+    ]) {
       problem(await t.call(t.keys.test, { url }), 400, 'invalid_request');
     }
   });
@@ -180,7 +201,11 @@ describe.each(ENGINES)('protocol on %s', (engine) => {
 
   it('an impossible instant is refused, not rolled over into another day', async () => {
     for (const v of ['2026-02-30T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01t00:00:00z']) {
-      problem(await t.call(t.keys.test, { url: `/venues?updated_since=${encodeURIComponent(v)}` }), 400, 'invalid_request');
+      problem(
+        await t.call(t.keys.test, { url: `/venues?updated_since=${encodeURIComponent(v)}` }),
+        400,
+        'invalid_request',
+      );
     }
   });
 
@@ -188,7 +213,11 @@ describe.each(ENGINES)('protocol on %s', (engine) => {
     for (let i = 0; i < 31; i++) {
       await t.app.inject({ url: '/key', remoteAddress: '203.0.113.9', headers: { authorization: 'Bearer nope' } });
     }
-    const blocked = await t.app.inject({ url: '/key', remoteAddress: '203.0.113.9', headers: { authorization: `Bearer ${t.keys.test.secret}` } });
+    const blocked = await t.app.inject({
+      url: '/key',
+      remoteAddress: '203.0.113.9',
+      headers: { authorization: `Bearer ${t.keys.test.secret}` },
+    });
     expect(blocked.statusCode).toBe(429);
     expect((await t.app.inject({ url: '/health', remoteAddress: '203.0.113.9' })).statusCode).toBe(200);
     expect((await t.app.inject({ url: '/openapi.json', remoteAddress: '203.0.113.9' })).statusCode).toBe(200);

@@ -2,7 +2,14 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.ts';
 import { makeTestApp, type TestApp, type TestKey } from '../helpers/app.ts';
-import { insertBooking, insertCustomer, insertGiftCard, insertOrder, insertTicket, insertVenue } from '../helpers/fixtures.ts';
+import {
+  insertBooking,
+  insertCustomer,
+  insertGiftCard,
+  insertOrder,
+  insertTicket,
+  insertVenue,
+} from '../helpers/fixtures.ts';
 import { ENGINES } from '../helpers/storage.ts';
 
 /**
@@ -11,9 +18,38 @@ import { ENGINES } from '../helpers/storage.ts';
  * request id (guide: "no request may crash the process or answer 500 for something the
  * client did"). The write endpoints have their own fuzz test (test/customers).
  */
-const COLLECTIONS = ['venues', 'customers', 'tags', 'lists', 'bookings', 'orders', 'activities', 'packages', 'events', 'tickets', 'gift-cards'];
-const PARAMS = ['limit', 'starting_after', 'updated_since', 'email', 'venue', 'number', 'scheduled_from', 'scheduled_to', 'customer', 'booking', 'event', 'order'];
-const junk = fc.oneof(fc.string({ maxLength: 30 }), fc.string({ unit: 'grapheme', maxLength: 12 }), fc.constantFrom('', '%00', '\u0000', '\ud800'));
+const COLLECTIONS = [
+  'venues',
+  'customers',
+  'tags',
+  'lists',
+  'bookings',
+  'orders',
+  'activities',
+  'packages',
+  'events',
+  'tickets',
+  'gift-cards',
+];
+const PARAMS = [
+  'limit',
+  'starting_after',
+  'updated_since',
+  'email',
+  'venue',
+  'number',
+  'scheduled_from',
+  'scheduled_to',
+  'customer',
+  'booking',
+  'event',
+  'order',
+];
+const junk = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  fc.string({ unit: 'grapheme', maxLength: 12 }),
+  fc.constantFrom('', '%00', '\u0000', '\ud800'),
+);
 
 function request(known: string[]) {
   const id = fc.oneof(
@@ -24,18 +60,40 @@ function request(known: string[]) {
   const value = fc.oneof(
     junk,
     fc.constantFrom(...known),
-    fc.constantFrom('0', '101', '-1', '2.5', '1e1', '2026-02-30T00:00:00Z', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00+10:00'),
+    fc.constantFrom(
+      '0',
+      '101',
+      '-1',
+      '2.5',
+      '1e1',
+      '2026-02-30T00:00:00Z',
+      '2026-01-01T00:00:00Z',
+      '2026-01-01T00:00:00+10:00',
+    ),
     fc.integer().map(String),
   );
-  const query = fc.dictionary(fc.oneof(fc.constantFrom(...PARAMS), junk), fc.oneof(value, fc.array(value, { maxLength: 2 })), { maxKeys: 3 });
+  const query = fc.dictionary(
+    fc.oneof(fc.constantFrom(...PARAMS), junk),
+    fc.oneof(value, fc.array(value, { maxLength: 2 })),
+    { maxKeys: 3 },
+  );
   const path = fc.oneof(
     fc.constantFrom(...COLLECTIONS).map((c) => `/${c}`),
     fc.tuple(fc.constantFrom(...COLLECTIONS), id).map(([c, i]) => `/${c}/${i}`),
     fc.constantFrom('/key', '/', '/customers/', '//venues', '/venues/a/b', '/openapi.json'),
   );
-  const method = fc.oneof({ weight: 8, arbitrary: fc.constant('GET') }, fc.constantFrom('HEAD', 'OPTIONS', 'PUT', 'PATCH', 'DELETE', 'POST'));
+  const method = fc.oneof(
+    { weight: 8, arbitrary: fc.constant('GET') },
+    fc.constantFrom('HEAD', 'OPTIONS', 'PUT', 'PATCH', 'DELETE', 'POST'),
+  );
   const key = fc.constantFrom<'test' | 'live' | 'liveRead' | 'masked' | 'restricted' | 'none' | 'garbage'>(
-    'test', 'live', 'liveRead', 'masked', 'restricted', 'none', 'garbage',
+    'test',
+    'live',
+    'liveRead',
+    'masked',
+    'restricted',
+    'none',
+    'garbage',
   );
   const headers = fc.record(
     {
@@ -65,7 +123,12 @@ describe.each(ENGINES)('read endpoints under fuzzing on %s', (engine) => {
     keys = {
       ...t.keys,
       masked: await t.makeKey({ name: 'masked', mode: 'live', access: 'read', contactsMasked: true }),
-      restricted: await t.makeKey({ name: 'restricted', mode: 'live', access: 'read', restricted: { canRead: ['venues'], canWrite: [] } }),
+      restricted: await t.makeKey({
+        name: 'restricted',
+        mode: 'live',
+        access: 'read',
+        restricted: { canRead: ['venues'], canWrite: [] },
+      }),
     };
   });
   afterAll(async () => t?.close());
@@ -80,7 +143,9 @@ describe.each(ENGINES)('read endpoints under fuzzing on %s', (engine) => {
         for (const [name, v] of Object.entries(query)) for (const one of [v].flat()) qs.append(name, one);
         const url = path + (qs.size > 0 ? `?${qs}` : '');
         const authorization =
-          key === 'none' ? {} : { authorization: key === 'garbage' ? 'Bearer vw_live_nope' : `Bearer ${keys[key]!.secret}` };
+          key === 'none'
+            ? {}
+            : { authorization: key === 'garbage' ? 'Bearer vw_live_nope' : `Bearer ${keys[key]!.secret}` };
         const res = await t.app.inject({
           method: method as 'GET',
           url,

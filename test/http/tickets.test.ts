@@ -33,11 +33,26 @@ describe.each(ENGINES)('GET /tickets on %s', (engine) => {
       status: null,
       checked_in_at: null,
     });
-    const used = await insertTicket(t.storage.db, tn.liveRows, { status: 'used', checked_in_at: '2026-05-01T09:05:00.000Z' });
+    const used = await insertTicket(t.storage.db, tn.liveRows, {
+      status: 'used',
+      checked_in_at: '2026-05-01T09:05:00.000Z',
+    });
     const res = await get(t, tn.live, '/tickets');
     expect(res.body.data).toEqual([used, bare]);
     expect(Object.keys(res.body.data[0]).sort()).toEqual(
-      ['id', 'object', 'event', 'event_date', 'order', 'customer', 'attendee_name', 'status', 'checked_in_at', 'created_at', 'updated_at'].sort(),
+      [
+        'id',
+        'object',
+        'event',
+        'event_date',
+        'order',
+        'customer',
+        'attendee_name',
+        'status',
+        'checked_in_at',
+        'created_at',
+        'updated_at',
+      ].sort(),
     );
     expect((await get(t, tn.live, `/tickets/${bare.id}`)).body).toEqual(bare);
   });

@@ -36,7 +36,21 @@ describe.each(ENGINES)('GET /venues on %s', (engine) => {
     const res = await get(t, tn.live, '/venues');
     expect(res.body.data).toEqual([full, bare]);
     expect(Object.keys(res.body.data[0]).sort()).toEqual(
-      ['id', 'object', 'name', 'slug', 'booking_code', 'timezone', 'currency', 'address', 'phone', 'email', 'active', 'created_at', 'updated_at'].sort(),
+      [
+        'id',
+        'object',
+        'name',
+        'slug',
+        'booking_code',
+        'timezone',
+        'currency',
+        'address',
+        'phone',
+        'email',
+        'active',
+        'created_at',
+        'updated_at',
+      ].sort(),
     );
   });
 });

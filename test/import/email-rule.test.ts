@@ -4,7 +4,16 @@ import { EMAIL_ADDRESS, toCustomerPatch } from '../../src/resources/customers/cu
 import * as r from './records.ts';
 
 /** One rule for what an email address is (DECISIONS "Customers"), for the API and the import alike. */
-const ADDRESSES = ['ada@example.com', 'a.b+c@mail.example.co.uk', 'ada@example', 'ada example@x.com', '@example.com', 'ada@@example.com', 'ada@.com', `${'a'.repeat(65)}@example.com`];
+const ADDRESSES = [
+  'ada@example.com',
+  'a.b+c@mail.example.co.uk',
+  'ada@example',
+  'ada example@x.com',
+  '@example.com',
+  'ada@@example.com',
+  'ada@.com',
+  `${'a'.repeat(65)}@example.com`,
+];
 
 describe('the email rule', () => {
   it.each(ADDRESSES)('the API and the import agree on %s', (address) => {
@@ -17,7 +26,9 @@ describe('the email rule', () => {
         return false;
       }
     })();
-    const importer = !recordProblems('customer', r.customer({ email: address })).includes('email is not an email address');
+    const importer = !recordProblems('customer', r.customer({ email: address })).includes(
+      'email is not an email address',
+    );
     expect([api, importer]).toEqual([valid, valid]);
   });
 });

@@ -23,7 +23,8 @@ describe.each(ENGINES)('import and the change log on %s', (engine) => {
   });
   afterAll(async () => t?.close());
 
-  const run = (source: LineSource) => importRecords(t.storage, { workspaceId: t.workspaceId, source, clock: t.clock.fn });
+  const run = (source: LineSource) =>
+    importRecords(t.storage, { workspaceId: t.workspaceId, source, clock: t.clock.fn });
   const logOf = (id: string) =>
     t.storage.db.selectFrom('change_log').selectAll().where('object_id', '=', id).orderBy('customer_version').execute();
   const undo = (keyId: string) => undoKeyChanges(t.storage, keyId, { by: operator, clock: t.clock.fn });
@@ -42,7 +43,10 @@ describe.each(ENGINES)('import and the change log on %s', (engine) => {
       ['customer.update', 2, 'operator', 'import', null, 1],
     ]);
     expect(JSON.parse(log[1]!.before!)).toEqual({ last_name: 'First', [`tag:${tag}`]: null });
-    expect(JSON.parse(log[1]!.after!)).toEqual({ last_name: 'Second', [`tag:${tag}`]: { added_at: null, added_by_key_id: null } });
+    expect(JSON.parse(log[1]!.after!)).toEqual({
+      last_name: 'Second',
+      [`tag:${tag}`]: { added_at: null, added_by_key_id: null },
+    });
     expect((await get(t, t.keys.live, c.id as string)).json().version).toBe('2');
   });
 
@@ -53,7 +57,9 @@ describe.each(ENGINES)('import and the change log on %s', (engine) => {
     const report = await undo(k.id);
     expect(report).toEqual({
       reverted: 0,
-      skipped: [expect.objectContaining({ customer: c.id, action: 'customer.create', reason: 'changed_since', by: 'import' })],
+      skipped: [
+        expect.objectContaining({ customer: c.id, action: 'customer.create', reason: 'changed_since', by: 'import' }),
+      ],
     });
     expect((await get(t, t.keys.live, c.id)).json()).toMatchObject({ last_name: 'Imported', version: '2' });
   });
@@ -64,9 +70,15 @@ describe.each(ENGINES)('import and the change log on %s', (engine) => {
     const record = await asRecord(c.id);
     await del(t, k, `/customers/${c.id}`);
     await run(memorySource(r.ndjson([record])));
-    expect((await logOf(c.id)).map((l) => l.action)).toEqual(['customer.create', 'customer.delete', 'customer.restore']);
+    expect((await logOf(c.id)).map((l) => l.action)).toEqual([
+      'customer.create',
+      'customer.delete',
+      'customer.restore',
+    ]);
     const report = await undo(k.id);
-    expect(report.skipped).toEqual([expect.objectContaining({ action: 'customer.delete', reason: 'changed_since', by: 'import' })]);
+    expect(report.skipped).toEqual([
+      expect.objectContaining({ action: 'customer.delete', reason: 'changed_since', by: 'import' }),
+    ]);
     expect((await get(t, t.keys.live, c.id)).statusCode).toBe(200);
   });
 
@@ -105,15 +117,31 @@ describe.each(ENGINES)('import and the change log on %s', (engine) => {
     const source: LineSource = async function* () {
       if (++pass === 2) {
         // Another writer moves both rows on after the importer looked at them.
-        await t.storage.db.updateTable('venues').set({ updated_at: later }).where('id', '=', v.id as string).execute();
-        await t.storage.db.updateTable('tags').set({ updated_at: later }).where('id', '=', tg.id as string).execute();
+        await t.storage.db
+          .updateTable('venues')
+          .set({ updated_at: later })
+          .where('id', '=', v.id as string)
+          .execute();
+        await t.storage.db
+          .updateTable('tags')
+          .set({ updated_at: later })
+          .where('id', '=', tg.id as string)
+          .execute();
       }
       yield JSON.stringify({ ...v, name: 'Renamed' });
       yield JSON.stringify({ ...tg, name: 'Renamed' });
     };
     expect((await run(source)).bad_lines).toEqual([]);
-    const venue = await t.storage.db.selectFrom('venues').select('updated_at').where('id', '=', v.id as string).executeTakeFirstOrThrow();
-    const tagRow = await t.storage.db.selectFrom('tags').select(['name', 'updated_at']).where('id', '=', tg.id as string).executeTakeFirstOrThrow();
+    const venue = await t.storage.db
+      .selectFrom('venues')
+      .select('updated_at')
+      .where('id', '=', v.id as string)
+      .executeTakeFirstOrThrow();
+    const tagRow = await t.storage.db
+      .selectFrom('tags')
+      .select(['name', 'updated_at'])
+      .where('id', '=', tg.id as string)
+      .executeTakeFirstOrThrow();
     expect(Number(venue.updated_at)).toBeGreaterThan(later);
     expect(tagRow.name).toBe('Renamed');
     expect(Number(tagRow.updated_at)).toBeGreaterThan(later);
@@ -124,7 +152,11 @@ describe.each(ENGINES)('import and the change log on %s', (engine) => {
     const c = await createCustomer(t, t.keys.live);
     await post(t, t.keys.live, `/customers/${c.id}/tags`, { tag });
     await run(memorySource(r.ndjson([{ ...(await asRecord(c.id)), company: 'Imported Co' }])));
-    const link = await t.storage.db.selectFrom('customer_tags').selectAll().where('customer_id', '=', c.id).executeTakeFirstOrThrow();
+    const link = await t.storage.db
+      .selectFrom('customer_tags')
+      .selectAll()
+      .where('customer_id', '=', c.id)
+      .executeTakeFirstOrThrow();
     expect(link.added_by_key_id).toBe(t.keys.live.id);
     const last = (await logOf(c.id)).at(-1)!;
     expect(JSON.parse(last.after!)).toEqual({ company: 'Imported Co' });

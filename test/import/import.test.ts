@@ -12,7 +12,19 @@ import { get, newTenant, walk, type Tenant } from '../helpers/tenant.ts';
 import * as r from './records.ts';
 
 /** `venue-api import` (DECISIONS "Operator CLI"): records in the API's own shapes. */
-const COLLECTIONS = ['venues', 'tags', 'lists', 'activities', 'packages', 'events', 'customers', 'bookings', 'orders', 'tickets', 'gift-cards'];
+const COLLECTIONS = [
+  'venues',
+  'tags',
+  'lists',
+  'activities',
+  'packages',
+  'events',
+  'customers',
+  'bookings',
+  'orders',
+  'tickets',
+  'gift-cards',
+];
 const MODE_COLLECTIONS = ['customers', 'bookings', 'orders'];
 
 async function exportAll(t: TestApp, live: TestKey, test: TestKey): Promise<Record<string, unknown[]>> {
@@ -22,7 +34,8 @@ async function exportAll(t: TestApp, live: TestKey, test: TestKey): Promise<Reco
   return out;
 }
 
-const run = (t: TestApp, workspaceId: string, text: string) => importRecords(t.storage, { workspaceId, source: memorySource(text) });
+const run = (t: TestApp, workspaceId: string, text: string) =>
+  importRecords(t.storage, { workspaceId, source: memorySource(text) });
 
 describe.each(ENGINES)('import on %s', (engine) => {
   let source: TestApp;
@@ -42,10 +55,15 @@ describe.each(ENGINES)('import on %s', (engine) => {
   it('imports an export of a seeded workspace so that the API answers the very same records', async () => {
     const before = await exportAll(source, source.keys.live, source.keys.test);
     // Dependants first: references resolve within the file, whatever its order.
-    const lines = Object.keys(before).reverse().flatMap((c) => before[c]!.map((rec) => JSON.stringify(rec)));
+    const lines = Object.keys(before)
+      .reverse()
+      .flatMap((c) => before[c]!.map((rec) => JSON.stringify(rec)));
     const file = join(dir, 'export.ndjson');
     writeFileSync(file, `${lines.join('\n')}\n`);
-    const report = await importRecords(target.storage, { workspaceId: target.workspaceId, source: await fileSource(file) });
+    const report = await importRecords(target.storage, {
+      workspaceId: target.workspaceId,
+      source: await fileSource(file),
+    });
     expect(report.bad_lines).toEqual([]);
     expect(report.lines).toBe(lines.length);
     expect(report.imported.customer).toBe(before.customers!.length + before['test:customers']!.length);
@@ -61,7 +79,11 @@ describe.each(ENGINES)('import on %s', (engine) => {
     const A = r.activity(V.id as string);
     const D1 = newId('event_date');
     const E = r.event(V.id as string, D1);
-    const C1 = r.customer({ email: 'ada@example.com', tags: [{ id: T.id, name: 'VIP', added_at: null }], lists: [{ id: L.id, name: 'Newsletter', status: 'active', added_at: null, unsubscribed_at: null }] });
+    const C1 = r.customer({
+      email: 'ada@example.com',
+      tags: [{ id: T.id, name: 'VIP', added_at: null }],
+      lists: [{ id: L.id, name: 'Newsletter', status: 'active', added_at: null, unsubscribed_at: null }],
+    });
     const C2 = r.customer({ email: 'ada@example.com' });
     const C3 = r.customer({ livemode: false, tags: [{ id: newId('tag'), name: 'Ghost', added_at: null }] });
     const C4 = r.customer({ livemode: false, email: 'ada@example.com' });
@@ -73,7 +95,20 @@ describe.each(ENGINES)('import on %s', (engine) => {
     const O2 = r.order({ booking: B2.id });
     const K1 = r.ticket({ event: E.id, event_date: D1, order: O1.id, customer: C1.id });
     const K2 = r.ticket({ event: E.id, event_date: newId('event_date') });
-    const G1 = r.giftCard({ holder: C1.id, buyer: C1.id, movements: [{ type: 'issue', amount: 5000, balance_after: 5000, order: O1.id, booking: null, created_at: '2025-03-01T10:00:00.000Z' }] });
+    const G1 = r.giftCard({
+      holder: C1.id,
+      buyer: C1.id,
+      movements: [
+        {
+          type: 'issue',
+          amount: 5000,
+          balance_after: 5000,
+          order: O1.id,
+          booking: null,
+          created_at: '2025-03-01T10:00:00.000Z',
+        },
+      ],
+    });
     const badVenue = { ...r.venue({ created_at: '2025-03-01T10:00:00Z', surprise: 1 }), slug: undefined };
     const text = r.ndjson([
       V, // 1
@@ -125,11 +160,24 @@ describe.each(ENGINES)('import on %s', (engine) => {
     });
 
     it('imports the good lines and counts them per object', async () => {
-      expect(report.imported).toEqual({ venue: 1, tag: 1, list: 1, activity: 1, event: 1, customer: 3, booking: 1, order: 1, ticket: 1, gift_card: 1 });
+      expect(report.imported).toEqual({
+        venue: 1,
+        tag: 1,
+        list: 1,
+        activity: 1,
+        event: 1,
+        customer: 3,
+        booking: 1,
+        order: 1,
+        ticket: 1,
+        gift_card: 1,
+      });
       const c1 = await get(target, tn.live, `/customers/${C1.id}`);
       expect(c1.status).toBe(200);
       expect(c1.body.tags.map((t: { id: string }) => t.id)).toEqual([T.id]);
-      expect(c1.body.lists).toEqual([{ id: L.id, name: 'Newsletter', status: 'active', added_at: null, unsubscribed_at: null }]);
+      expect(c1.body.lists).toEqual([
+        { id: L.id, name: 'Newsletter', status: 'active', added_at: null, unsubscribed_at: null },
+      ]);
       const zed = await get(target, tn.live, `/customers/${CZ.id}`);
       expect(zed.body.email).toBe('zed@example.com');
       expect((await get(target, tn.test, `/customers/${C4.id}`)).status).toBe(200);
@@ -153,7 +201,14 @@ describe.each(ENGINES)('import on %s', (engine) => {
     });
 
     it('upserts by id: a second import changes the record and moves updated_at and version on', async () => {
-      const again = await run(target, tn.workspaceId, r.ndjson([{ ...V, name: 'Harbour Lanes & Bar' }, { ...C1, first_name: 'Augusta' }]));
+      const again = await run(
+        target,
+        tn.workspaceId,
+        r.ndjson([
+          { ...V, name: 'Harbour Lanes & Bar' },
+          { ...C1, first_name: 'Augusta' },
+        ]),
+      );
       expect(again.bad_lines).toEqual([]);
       const v = await get(target, tn.live, `/venues/${V.id}`);
       expect(v.body.name).toBe('Harbour Lanes & Bar');
@@ -164,7 +219,9 @@ describe.each(ENGINES)('import on %s', (engine) => {
 
     it('refuses an id that belongs to another workspace and leaves that record alone', async () => {
       const other = await run(target, target.workspaceId, r.ndjson([{ ...V, name: 'Hijacked' }]));
-      expect(other.bad_lines).toEqual([{ line: 1, object: 'venue', id: V.id, errors: [`${V.id} belongs to another workspace`] }]);
+      expect(other.bad_lines).toEqual([
+        { line: 1, object: 'venue', id: V.id, errors: [`${V.id} belongs to another workspace`] },
+      ]);
       expect(other.imported).toEqual({});
       expect((await get(target, tn.live, `/venues/${V.id}`)).body.name).toBe('Harbour Lanes & Bar');
     });

@@ -68,7 +68,17 @@ export const event = (venueId: string, dateId: string, patch: Rec = {}): Rec => 
   timezone: 'Australia/Sydney',
   staff_only: false,
   dates: [
-    { id: dateId, label: null, scheduled_at: '2025-04-01T08:00:00.000Z', local_date: '2025-04-01', local_time: '19:00', duration_minutes: null, max_tickets: null, price_per_ticket: null, status: 'on_sale' },
+    {
+      id: dateId,
+      label: null,
+      scheduled_at: '2025-04-01T08:00:00.000Z',
+      local_date: '2025-04-01',
+      local_time: '19:00',
+      duration_minutes: null,
+      max_tickets: null,
+      price_per_ticket: null,
+      status: 'on_sale',
+    },
   ],
   ...stamps,
   ...patch,
@@ -142,8 +152,24 @@ export const order = (patch: Rec = {}): Rec => ({
   amount_paid: 5000,
   discount_code: null,
   due_date: null,
-  lines: [{ id: 'oli_1', name: 'Bowling: adult', type: 'activity', category: 'activities', quantity: 2, unit_price: 2500, total: 5000, discount: 0, tax: 455, tax_rate: '0.10', adjusts: null }],
-  payments: [{ amount: 5000, method: 'card', status: 'succeeded', card: { brand: 'visa', last4: '4242' }, processed_at: AT }],
+  lines: [
+    {
+      id: 'oli_1',
+      name: 'Bowling: adult',
+      type: 'activity',
+      category: 'activities',
+      quantity: 2,
+      unit_price: 2500,
+      total: 5000,
+      discount: 0,
+      tax: 455,
+      tax_rate: '0.10',
+      adjusts: null,
+    },
+  ],
+  payments: [
+    { amount: 5000, method: 'card', status: 'succeeded', card: { brand: 'visa', last4: '4242' }, processed_at: AT },
+  ],
   refunds: [],
   livemode: true,
   ...stamps,
@@ -180,4 +206,5 @@ export const giftCard = (patch: Rec = {}): Rec => ({
   ...patch,
 });
 
-export const ndjson = (lines: Array<Rec | string>) => lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n');
+export const ndjson = (lines: Array<Rec | string>) =>
+  lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n');

@@ -36,14 +36,20 @@ describe.each(ENGINES)('unusual-activity check on %s', (engine) => {
     const ws = await createWorkspace(t.storage.db, t.clock.fn, { name: 'Busy Venue' });
     const tag = ws.id.slice(-6).toLowerCase();
     for (const role of ['owner', 'key_manager', 'staff'] as const) {
-      await addStaff(t.storage.db, t.clock.fn, { workspaceId: ws.id, email: `${role}.${tag}@venue.test`, name: role, role });
+      await addStaff(t.storage.db, t.clock.fn, {
+        workspaceId: ws.id,
+        email: `${role}.${tag}@venue.test`,
+        name: role,
+        role,
+      });
     }
     await addCustomers(t.storage.db, ws.id, customers, t.clock.now);
     await addCustomers(t.storage.db, ws.id, 30, t.clock.now, false); // test rows never count
     return { id: ws.id, tag };
   }
 
-  const liveKey = (workspaceId: string, name = 'sync') => t.makeKey({ workspaceId, name, mode: 'live', access: 'read' });
+  const liveKey = (workspaceId: string, name = 'sync') =>
+    t.makeKey({ workspaceId, name, mode: 'live', access: 'read' });
 
   async function readCustomers(key: TestKey, limit: number): Promise<number> {
     const res = await t.call(key, { method: 'GET', url: `/customers?limit=${limit}` });
@@ -78,7 +84,10 @@ describe.each(ENGINES)('unusual-activity check on %s', (engine) => {
     expect(row).toMatchObject({ status: 'paused', paused_at: t.clock.now, pause_reason: paused!.reason });
 
     const mails = (await sink.waitFor(before + 2)).slice(before);
-    expect(mails.flatMap((m) => m.to).sort()).toEqual([`key_manager.${ws.tag}@venue.test`, `owner.${ws.tag}@venue.test`]);
+    expect(mails.flatMap((m) => m.to).sort()).toEqual([
+      `key_manager.${ws.tag}@venue.test`,
+      `owner.${ws.tag}@venue.test`,
+    ]);
     for (const mail of mails) {
       expect(mail.subject).toBe('API key "sync" was paused for unusual activity');
       expect(mail.text).toContain(key.id);
@@ -208,12 +217,22 @@ describe.each(ENGINES)('unusual-activity check on %s', (engine) => {
   it('does not count requests refused with 429 (they consume nothing)', async () => {
     t.clock.now = T0 + 42 * DAY_MS;
     const ws = await workspace(5);
-    const tight = await t.makeKey({ workspaceId: ws.id, name: 'tight', mode: 'live', access: 'read', limits: { requests_per_minute: 2 } });
+    const tight = await t.makeKey({
+      workspaceId: ws.id,
+      name: 'tight',
+      mode: 'live',
+      access: 'read',
+      limits: { requests_per_minute: 2 },
+    });
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await t.call(tight, { method: 'GET', url: '/customers' })).statusCode);
     expect(statuses).toEqual([200, 200, 429, 429, 429]);
     await t.app.activity.flush();
-    const hours = await t.storage.db.selectFrom('key_activity_hours').selectAll().where('key_id', '=', tight.id).execute();
+    const hours = await t.storage.db
+      .selectFrom('key_activity_hours')
+      .selectAll()
+      .where('key_id', '=', tight.id)
+      .execute();
     expect(hours).toEqual([{ key_id: tight.id, workspace_id: ws.id, hour_start: hourStart(t.clock.now), requests: 2 }]);
   });
 
@@ -230,7 +249,11 @@ describe.each(ENGINES)('unusual-activity check on %s', (engine) => {
     expect(made.statusCode).toBe(201);
     const id = made.json().id as string;
     await t.app.activity.flush();
-    const reads = await t.storage.db.selectFrom('key_customer_reads').selectAll().where('key_id', '=', writer.id).execute();
+    const reads = await t.storage.db
+      .selectFrom('key_customer_reads')
+      .selectAll()
+      .where('key_id', '=', writer.id)
+      .execute();
     expect(reads.map((r) => r.customer_id)).toEqual([id]);
   });
 
@@ -239,11 +262,21 @@ describe.each(ENGINES)('unusual-activity check on %s', (engine) => {
     const now = T0 - 100 * DAY_MS;
     const db = t.storage.db;
     const keyId = 'key_purgebatches0000000000';
-    const row = (n: number, at: number) => ({ key_id: keyId, customer_id: `cus_purge${n}`, workspace_id: t.workspaceId, last_seen_at: at });
+    const row = (n: number, at: number) => ({
+      key_id: keyId,
+      customer_id: `cus_purge${n}`,
+      workspace_id: t.workspaceId,
+      last_seen_at: at,
+    });
     const old = Array.from({ length: 5 }, (_, n) => row(n, now - 3 * DAY_MS - n));
-    await db.insertInto('key_customer_reads').values([...old, row(99, now - HOUR_MS)]).execute();
+    await db
+      .insertInto('key_customer_reads')
+      .values([...old, row(99, now - HOUR_MS)])
+      .execute();
     const left = async () =>
-      (await db.selectFrom('key_customer_reads').select('customer_id').where('key_id', '=', keyId).execute()).map((r) => r.customer_id);
+      (await db.selectFrom('key_customer_reads').select('customer_id').where('key_id', '=', keyId).execute()).map(
+        (r) => r.customer_id,
+      );
     // One statement removes at most its batch, though all five rows share one key.
     expect(await deleteCustomerReadsBatch(db, now - 2 * DAY_MS, 2)).toBe(2);
     expect(await left()).toHaveLength(4);

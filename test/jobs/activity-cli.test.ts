@@ -19,7 +19,8 @@ describe.each(ENGINES)('venue-api activity-check on %s', (engine) => {
     const tenDaysAgo = () => now - 10 * DAY_MS;
     workspaceId = (await createWorkspace(storage.db, tenDaysAgo, { name: 'CLI check' })).id;
     await addStaff(storage.db, tenDaysAgo, { workspaceId, email: 'owner@cli.test', name: 'Owner', role: 'owner' });
-    keyId = (await createKey(storage.db, tenDaysAgo, { workspaceId, name: 'bursty', mode: 'live', access: 'read' })).key.id;
+    keyId = (await createKey(storage.db, tenDaysAgo, { workspaceId, name: 'bursty', mode: 'live', access: 'read' })).key
+      .id;
     // 100 an hour for a week, then 2,000 in the last complete hour and in the current one
     // (so the test holds even if the clock hour turns before the CLI runs).
     const judged = hourStart(now) - HOUR_MS;

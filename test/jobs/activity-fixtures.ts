@@ -3,7 +3,13 @@ import { hourStart, HOUR_MS } from '../../src/jobs/activity.repo.ts';
 import { newId } from '../../src/lib/ids.ts';
 
 /** `n` live (or test) customers, inserted in one statement per 200. */
-export async function addCustomers(db: Db, workspaceId: string, n: number, at: number, livemode = true): Promise<string[]> {
+export async function addCustomers(
+  db: Db,
+  workspaceId: string,
+  n: number,
+  at: number,
+  livemode = true,
+): Promise<string[]> {
   const rows = Array.from({ length: n }, (_, i) => ({
     id: newId('customer'),
     workspace_id: workspaceId,
@@ -15,7 +21,11 @@ export async function addCustomers(db: Db, workspaceId: string, n: number, at: n
     created_at: at - i,
     updated_at: at - i,
   }));
-  for (let i = 0; i < rows.length; i += 200) await db.insertInto('customers').values(rows.slice(i, i + 200)).execute();
+  for (let i = 0; i < rows.length; i += 200)
+    await db
+      .insertInto('customers')
+      .values(rows.slice(i, i + 200))
+      .execute();
   return rows.map((r) => r.id);
 }
 
@@ -32,6 +42,9 @@ export async function seedHours(
     rows.push({ key_id: key.id, workspace_id: key.workspaceId, hour_start: h, requests: perHour });
   }
   for (let i = 0; i < rows.length; i += 200) {
-    await db.insertInto('key_activity_hours').values(rows.slice(i, i + 200)).execute();
+    await db
+      .insertInto('key_activity_hours')
+      .values(rows.slice(i, i + 200))
+      .execute();
   }
 }

@@ -42,7 +42,9 @@ describe.each(ENGINES)('hourly activity check schedule on %s', (engine) => {
     const b = schedule(second, steps);
     a.job.start();
     b.job.start();
-    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no run within 10 s')), 10_000));
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error('no run within 10 s')), 10_000),
+    );
     try {
       const results = await Promise.race([Promise.all([a.result, b.result]), timeout]);
       expect(results.map((r) => r.ran).sort()).toEqual([false, true]);
@@ -52,7 +54,11 @@ describe.each(ENGINES)('hourly activity check schedule on %s', (engine) => {
       await a.job.stop();
       await b.job.stop();
     }
-    const meta = await storage.db.selectFrom('meta').selectAll().where('name', '=', 'activity_check.last_hour').execute();
+    const meta = await storage.db
+      .selectFrom('meta')
+      .selectAll()
+      .where('name', '=', 'activity_check.last_hour')
+      .execute();
     expect(meta).toEqual([{ name: 'activity_check.last_hour', value: String(Date.UTC(2026, 10, 3, 14)) }]);
   });
 });

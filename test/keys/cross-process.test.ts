@@ -41,10 +41,18 @@ describe('key lifecycle across two server processes on postgres', () => {
     storage = await freshStorage('postgres');
     // Made before the servers start: serve() seeds a demo workspace into an empty database.
     workspaceId = (await createWorkspace(storage.db, systemClock, { name: 'Two processes' })).id;
-    const made = await createKey(storage.db, systemClock, { workspaceId, name: 'shared', mode: 'live', access: 'read' });
+    const made = await createKey(storage.db, systemClock, {
+      workspaceId,
+      name: 'shared',
+      mode: 'live',
+      access: 'read',
+    });
     secret = made.secret;
     keyId = made.key.id;
-    servers = await Promise.all([startServer({ DATABASE_URL: storage.url }), startServer({ DATABASE_URL: storage.url })]);
+    servers = await Promise.all([
+      startServer({ DATABASE_URL: storage.url }),
+      startServer({ DATABASE_URL: storage.url }),
+    ]);
   }, 60_000);
 
   afterAll(async () => {
@@ -106,7 +114,11 @@ describe('key lifecycle across two server processes on postgres', () => {
     // instant to pass, the expiry is moved into the past as any key change is written
     // (updated_at too); both servers must pick it up and refuse the key.
     const made = await createKey(storage.db, systemClock, {
-      workspaceId, name: 'brief', mode: 'live', access: 'read', expiresAt: Date.now() + 3_600_000,
+      workspaceId,
+      name: 'brief',
+      mode: 'live',
+      access: 'read',
+      expiresAt: Date.now() + 3_600_000,
     });
     for (const s of servers) expect((await getKey(s, made.secret)).status).toBe(200); // cached in both
     const changedAt = Date.now();

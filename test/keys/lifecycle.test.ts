@@ -29,14 +29,22 @@ describe.each(ENGINES)('key lifecycle on %s', (engine) => {
       expect({ url, status, code }).toEqual({ url, status: 403, code: 'key_paused' });
       expect(res.json().detail).toMatch(/resume/);
     }
-    const row = await t.storage.db.selectFrom('api_keys').selectAll().where('id', '=', key.id).executeTakeFirstOrThrow();
+    const row = await t.storage.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', key.id)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'paused', paused_at: t.clock.now, pause_reason: 'a person paused it' });
 
     t.clock.now += 1_000;
     await changeKeyStatus(t.storage.db, t.clock.fn, key.id, 'resume');
     await t.keysCache.refresh();
     expect((await statusOf(key, '/key')).status).toBe(200);
-    const resumed = await t.storage.db.selectFrom('api_keys').selectAll().where('id', '=', key.id).executeTakeFirstOrThrow();
+    const resumed = await t.storage.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', key.id)
+      .executeTakeFirstOrThrow();
     expect(resumed).toMatchObject({ status: 'active', paused_at: null, pause_reason: null, resumed_at: t.clock.now });
   });
 

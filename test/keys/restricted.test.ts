@@ -24,8 +24,15 @@ describe.each(ENGINES)('restricted keys on %s', (engine) => {
   });
 
   it('a key that somehow holds one is refused with 403 before anything is read or written', async () => {
-    const key = await t.makeKey({ name: 'legacy', restricted: { canRead: ['venues', 'customers'], canWrite: ['customers.update'] } });
-    await t.storage.db.updateTable('api_keys').set({ can_read: JSON.stringify(['venues']), updated_at: t.clock.now + 1 }).where('id', '=', key.id).execute();
+    const key = await t.makeKey({
+      name: 'legacy',
+      restricted: { canRead: ['venues', 'customers'], canWrite: ['customers.update'] },
+    });
+    await t.storage.db
+      .updateTable('api_keys')
+      .set({ can_read: JSON.stringify(['venues']), updated_at: t.clock.now + 1 })
+      .where('id', '=', key.id)
+      .execute();
     await t.keysCache.refresh();
     const created = await t.call(t.keys.test, {
       method: 'POST',

@@ -10,7 +10,12 @@ describe('the address a refused key is counted against', () => {
 
   it('is the /64 of an IPv6 address, however it is written', () => {
     const bucket = '2001:db8:1:2::/64';
-    for (const ip of ['2001:db8:1:2::1', '2001:0DB8:0001:0002:ffff:ffff:ffff:ffff', '2001:db8:1:2:0:0:0:0', 'fe80::1%eth0'.replace('fe80::1', '2001:db8:1:2::9')]) {
+    for (const ip of [
+      '2001:db8:1:2::1',
+      '2001:0DB8:0001:0002:ffff:ffff:ffff:ffff',
+      '2001:db8:1:2:0:0:0:0',
+      'fe80::1%eth0'.replace('fe80::1', '2001:db8:1:2::9'),
+    ]) {
       expect(addressBucket(ip)).toBe(bucket);
     }
     expect(addressBucket('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64');

@@ -66,16 +66,27 @@ describe('two server processes on one PostgreSQL and one Redis', () => {
     // Made before the servers start, so they find a populated database.
     const ws = await createWorkspace(storage.db, Date.now, { name: 'Two processes' });
     ({ secret } = await createKey(storage.db, Date.now, {
-      workspaceId: ws.id, name: 'twenty a minute', mode: 'live', access: 'read', limits: { requests_per_minute: 20 },
+      workspaceId: ws.id,
+      name: 'twenty a minute',
+      mode: 'live',
+      access: 'read',
+      limits: { requests_per_minute: 20 },
     }));
-    const warmUp = await createKey(storage.db, Date.now, { workspaceId: ws.id, name: 'warm-up', mode: 'live', access: 'read' });
+    const warmUp = await createKey(storage.db, Date.now, {
+      workspaceId: ws.id,
+      name: 'warm-up',
+      mode: 'live',
+      access: 'read',
+    });
     const env = { DATABASE_URL: storage.url, REDIS_URL, REDIS_PREFIX: prefix };
     for (let i = 0; i < 2; i++) servers.push(startServer(await freePort(), env));
     await Promise.all(servers.map(listening));
     // One counted request each with another key, so the first measured ones do not also pay
     // for the servers' first Redis round trip.
     for (const s of servers) {
-      const res = await fetch(`http://127.0.0.1:${s.port}/key`, { headers: { authorization: `Bearer ${warmUp.secret}` } });
+      const res = await fetch(`http://127.0.0.1:${s.port}/key`, {
+        headers: { authorization: `Bearer ${warmUp.secret}` },
+      });
       expect(res.status).toBe(200);
     }
   }, 60_000);
@@ -93,13 +104,23 @@ describe('two server processes on one PostgreSQL and one Redis', () => {
     // and the budget is checked window by window.
     const ask = async (round: number, i: number) => {
       const server = servers[i % 2]!;
-      const res = await fetch(`http://127.0.0.1:${server.port}/key`, { headers: { authorization: `Bearer ${secret}` } });
+      const res = await fetch(`http://127.0.0.1:${server.port}/key`, {
+        headers: { authorization: `Bearer ${secret}` },
+      });
       const body = (await res.json()) as { limit?: string };
       const rate = /^"default";r=(\d+);t=(\d+)$/.exec(res.headers.get('ratelimit') ?? '');
       const date = Date.parse(res.headers.get('date') ?? '');
       if (!rate || Number.isNaN(date)) throw new Error(`no RateLimit or Date header: ${[...res.headers].join(' ')}`);
       const windowEnd = Math.round((date / 1000 + Number(rate[2])) / 60) * 60;
-      return { round, server: i % 2, status: res.status, limit: body.limit, policy: res.headers.get('ratelimit-policy'), left: Number(rate[1]), windowEnd };
+      return {
+        round,
+        server: i % 2,
+        status: res.status,
+        limit: body.limit,
+        policy: res.headers.get('ratelimit-policy'),
+        left: Number(rate[1]),
+        windowEnd,
+      };
     };
     // Four rounds of 10 racing requests, 5 to each process.
     const answers: Awaited<ReturnType<typeof ask>>[] = [];
@@ -108,7 +129,8 @@ describe('two server processes on one PostgreSQL and one Redis', () => {
     }
     // The premise: both processes counted in Redis throughout. A process that lost it (a
     // Redis command over its timeout on a loaded machine) counts alone, by design.
-    for (const s of servers) expect(await fallbacks(s), `server on ${s.port} fell back to its own counts:\n${s.output.join('')}`).toBe(0);
+    for (const s of servers)
+      expect(await fallbacks(s), `server on ${s.port} fell back to its own counts:\n${s.output.join('')}`).toBe(0);
     expect(new Set(answers.map((a) => a.policy))).toEqual(new Set(['"default";q=20;w=60']));
     const windows = new Map<number, typeof answers>();
     for (const a of answers) windows.set(a.windowEnd, [...(windows.get(a.windowEnd) ?? []), a]);
@@ -116,7 +138,11 @@ describe('two server processes on one PostgreSQL and one Redis', () => {
       list.filter((a) => a.status === status && (server === undefined || a.server === server)).length;
     console.info(
       'cross-process, by minute window:',
-      [...windows.values()].map((w) => `${count(w, 200)} x 200 (server A ${count(w, 200, 0)}, B ${count(w, 200, 1)}), ${count(w, 429)} x 429`).join('; '),
+      [...windows.values()]
+        .map(
+          (w) => `${count(w, 200)} x 200 (server A ${count(w, 200, 0)}, B ${count(w, 200, 1)}), ${count(w, 429)} x 429`,
+        )
+        .join('; '),
     );
     for (const [end, inWindow] of windows) {
       const ok = inWindow.filter((a) => a.status === 200);

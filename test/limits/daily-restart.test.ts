@@ -27,7 +27,11 @@ describe.each(CASES)('daily budgets across a restart on %s, %s store', (engine, 
   });
 
   const start = async () => {
-    const { app } = await buildApp(loadConfig({ BASE_URL: 'http://api.test', ...storeEnv(store, prefix) }), { storage, clock, logger: false });
+    const { app } = await buildApp(loadConfig({ BASE_URL: 'http://api.test', ...storeEnv(store, prefix) }), {
+      storage,
+      clock,
+      logger: false,
+    });
     await app.ready();
     return app;
   };
@@ -35,7 +39,11 @@ describe.each(CASES)('daily budgets across a restart on %s, %s store', (engine, 
   it('a key that used 2 of its 3 requests a day has 1 left after the server restarts', async () => {
     const ws = await createWorkspace(storage.db, clock, { name: 'Restart' });
     const { secret } = await createKey(storage.db, clock, {
-      workspaceId: ws.id, name: 'daily', mode: 'test', access: 'read', limits: { requests_per_day: 3 },
+      workspaceId: ws.id,
+      name: 'daily',
+      mode: 'test',
+      access: 'read',
+      limits: { requests_per_day: 3 },
     });
     const get = (app: Awaited<ReturnType<typeof start>>) =>
       app.inject({ method: 'GET', url: '/key', headers: { authorization: `Bearer ${secret}` } });
@@ -80,6 +88,8 @@ describe.each(ENGINES)('the in-process store saving daily counts on %s', (engine
       saved = await rows();
     }
     await store.close();
-    expect(saved.map((r) => [r.counter_id, Number(r.count)])).toEqual([[`removals_per_day:key_a:${NOON - 43_200_000}`, 3]]);
+    expect(saved.map((r) => [r.counter_id, Number(r.count)])).toEqual([
+      [`removals_per_day:key_a:${NOON - 43_200_000}`, 3],
+    ]);
   });
 });

@@ -42,12 +42,25 @@ export async function dropPrefix(prefix: string, url = REDIS_URL): Promise<void>
  */
 export function limitFixtureRoutes(app: FastifyInstance): void {
   const reply = async () => ({ ok: true });
-  app.post('/_limits/write', { schema: { hide: true }, config: { access: { kind: 'write', permission: 'customers.create' } } }, reply);
-  app.patch('/_limits/write', { schema: { hide: true }, config: { access: { kind: 'write', permission: 'customers.update' } } }, reply);
-  app.delete('/_limits/removal', { schema: { hide: true }, config: { access: { kind: 'write', permission: 'customers.delete' } } }, reply);
+  app.post(
+    '/_limits/write',
+    { schema: { hide: true }, config: { access: { kind: 'write', permission: 'customers.create' } } },
+    reply,
+  );
+  app.patch(
+    '/_limits/write',
+    { schema: { hide: true }, config: { access: { kind: 'write', permission: 'customers.update' } } },
+    reply,
+  );
+  app.delete(
+    '/_limits/removal',
+    { schema: { hide: true }, config: { access: { kind: 'write', permission: 'customers.delete' } } },
+    reply,
+  );
 }
 
-export const read = (t: TestApp, key: TestKey, extra: InjectOptions = {}) => t.call(key, { method: 'GET', url: '/key', ...extra });
+export const read = (t: TestApp, key: TestKey, extra: InjectOptions = {}) =>
+  t.call(key, { method: 'GET', url: '/key', ...extra });
 export const write = (t: TestApp, key: TestKey, method: 'POST' | 'PATCH' = 'POST') =>
   t.call(key, { method, url: '/_limits/write', headers: { 'idempotency-key': randomUUID() } });
 export const removal = (t: TestApp, key: TestKey) => t.call(key, { method: 'DELETE', url: '/_limits/removal' });

@@ -68,7 +68,12 @@ describe.each(CASES)('key and workspace limits on %s, %s store', (engine, store)
     t.clock.now = nextMinute(t.clock.now);
     expect((await write(t, key)).statusCode).toBe(200);
     t.clock.now = nextMinute(t.clock.now);
-    expectLimited(await write(t, key), 'writes_per_day', '2 writes a day per key', Math.ceil((nextDay(t.clock.now) - 1_000 - t.clock.now) / 1000));
+    expectLimited(
+      await write(t, key),
+      'writes_per_day',
+      '2 writes a day per key',
+      Math.ceil((nextDay(t.clock.now) - 1_000 - t.clock.now) / 1000),
+    );
     t.clock.now = nextDay(t.clock.now);
     expect((await write(t, key)).statusCode).toBe(200);
   });
@@ -78,7 +83,12 @@ describe.each(CASES)('key and workspace limits on %s, %s store', (engine, store)
     expect((await removal(t, key)).statusCode).toBe(200);
     expect((await removal(t, key)).statusCode).toBe(200);
     expect((await write(t, key)).statusCode).toBe(200); // the removals used no write budget
-    expectLimited(await removal(t, key), 'removals_per_day', '2 removals a day per key', Math.ceil((nextDay(t.clock.now) - 1_000 - t.clock.now) / 1000));
+    expectLimited(
+      await removal(t, key),
+      'removals_per_day',
+      '2 removals a day per key',
+      Math.ceil((nextDay(t.clock.now) - 1_000 - t.clock.now) / 1000),
+    );
     t.clock.now = nextDay(t.clock.now);
     expect((await removal(t, key)).statusCode).toBe(200);
   });
@@ -100,7 +110,10 @@ describe.each(CASES)('key and workspace limits on %s, %s store', (engine, store)
 
   it('a request refused by the write limit consumes nothing from the request, daily or workspace counts', async () => {
     const ws = await createWorkspace(t.storage.db, t.clock.fn, { name: 'Five a minute', requestsPerMinute: 5 });
-    const key = await t.makeKey({ workspaceId: ws.id, limits: { requests_per_minute: 100, requests_per_day: 6, writes_per_minute: 1 } });
+    const key = await t.makeKey({
+      workspaceId: ws.id,
+      limits: { requests_per_minute: 100, requests_per_day: 6, writes_per_minute: 1 },
+    });
     expect((await write(t, key)).statusCode).toBe(200);
     for (let i = 0; i < 3; i++) expect((await write(t, key)).json().limit).toBe('writes_per_minute');
     for (let r = 98; r >= 95; r--) {

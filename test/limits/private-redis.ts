@@ -30,13 +30,31 @@ export class PrivateRedis {
   }
 
   private cli(...args: string[]): string {
-    return execFileSync('redis-cli', ['-p', String(this.port), ...args], { encoding: 'utf8', timeout: 5_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('redis-cli', ['-p', String(this.port), ...args], {
+      encoding: 'utf8',
+      timeout: 5_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   }
 
   async start(): Promise<void> {
     execFileSync('redis-server', [
-      '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'yes',
-      '--dir', this.dir, '--pidfile', join(this.dir, 'redis.pid'), '--logfile', join(this.dir, 'redis.log'),
+      '--port',
+      String(this.port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'yes',
+      '--dir',
+      this.dir,
+      '--pidfile',
+      join(this.dir, 'redis.pid'),
+      '--logfile',
+      join(this.dir, 'redis.log'),
     ]);
     for (let i = 0; i < 100; i++) {
       try {

@@ -8,7 +8,12 @@ import { RedisLimitStore } from '../../src/limits/redis-store.ts';
 import { dropPrefix, REDIS_URL, STORES, uniquePrefix } from './fixtures.ts';
 
 const MIDNIGHT = Date.UTC(2026, 9, 9);
-const check = (name: LimitName, subject: string, max: number, cost: 0 | 1 = 1): LimitCheck => ({ name, subject, max, cost });
+const check = (name: LimitName, subject: string, max: number, cost: 0 | 1 = 1): LimitCheck => ({
+  name,
+  subject,
+  max,
+  cost,
+});
 
 describe.each(STORES)('the %s limit store', (kind) => {
   const prefix = uniquePrefix();

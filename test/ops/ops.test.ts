@@ -64,7 +64,9 @@ describe.each(ENGINES)('operations endpoints on %s', (engine) => {
   });
 
   it('the operations endpoints stay out of the OpenAPI document', async () => {
-    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, unknown> };
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, unknown>;
+    };
     expect(Object.keys(doc.paths)).toContain('/key');
     for (const path of ['/health', '/ready', '/metrics']) expect(Object.keys(doc.paths)).not.toContain(path);
   });
@@ -82,7 +84,14 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     t.app.inject({ method: 'GET', url: '/metrics', headers: authorization === undefined ? {} : { authorization } });
 
   it('answers 401 problem without the token, or with another one', async () => {
-    for (const authorization of [undefined, `Bearer ${token}x`, `Bearer ${token.slice(0, -1)}`, token, `Basic ${token}`, 'Bearer']) {
+    for (const authorization of [
+      undefined,
+      `Bearer ${token}x`,
+      `Bearer ${token.slice(0, -1)}`,
+      token,
+      `Basic ${token}`,
+      'Bearer',
+    ]) {
       const res = await metrics(authorization);
       expect(res.statusCode).toBe(401);
       expect(res.headers['content-type']).toContain('application/problem+json');
@@ -112,7 +121,11 @@ describe('GET /metrics without METRICS_TOKEN', () => {
     try {
       expect(t.config.metricsToken).toBeNull();
       expect((await t.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
-      const withHeader = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer anything' } });
+      const withHeader = await t.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: 'Bearer anything' },
+      });
       expect(withHeader.statusCode).toBe(200);
     } finally {
       await t.close();
@@ -168,7 +181,9 @@ describe('GET /ready with a dependency away', () => {
       const metrics = (await down.app.inject({ method: 'GET', url: '/metrics' })).body;
       expect(sample(metrics, 'venue_api_limit_store_fallbacks_total')).toBeGreaterThanOrEqual(1);
       expect(sample(metrics, 'venue_api_limit_store_degraded')).toBe(1);
-      expect(sample((await up.app.inject({ method: 'GET', url: '/metrics' })).body, 'venue_api_limit_store_degraded')).toBe(0);
+      expect(
+        sample((await up.app.inject({ method: 'GET', url: '/metrics' })).body, 'venue_api_limit_store_degraded'),
+      ).toBe(0);
     } finally {
       await up.app.close();
       await down.app.close();

@@ -30,7 +30,8 @@ describe('graceful shutdown of a server process', () => {
   beforeAll(async () => {
     storage = await freshStorage('postgres');
     const ws = await createWorkspace(storage.db, systemClock, { name: 'Shutdown' });
-    secret = (await createKey(storage.db, systemClock, { workspaceId: ws.id, name: 'k', mode: 'live', access: 'read' })).secret;
+    secret = (await createKey(storage.db, systemClock, { workspaceId: ws.id, name: 'k', mode: 'live', access: 'read' }))
+      .secret;
     await addCustomers(storage.db, ws.id, 3, Date.now());
     server = await startServer({ DATABASE_URL: storage.url });
     admin = new pg.Client({ connectionString: storage.url });
@@ -69,10 +70,17 @@ describe('graceful shutdown of a server process', () => {
     // The server says it began closing; then (bounded) a new request is refused, not served.
     await until(() => s.output().includes('closing: finishing in-flight requests'), 'the closing log line', s);
     let late: number | string = 0;
-    await until(async () => {
-      late = await fetch(`${s.url}/health`, { headers: { connection: 'close' } }).then((res) => res.status, () => 'refused');
-      return late !== 200;
-    }, 'new requests to be refused', s);
+    await until(
+      async () => {
+        late = await fetch(`${s.url}/health`, { headers: { connection: 'close' } }).then(
+          (res) => res.status,
+          () => 'refused',
+        );
+        return late !== 200;
+      },
+      'new requests to be refused',
+      s,
+    );
     expect([503, 'refused']).toContain(late);
     // Our lock still holds the request in flight: a server that waits for it is still up.
     expect(s.child.exitCode).toBeNull();

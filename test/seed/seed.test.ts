@@ -7,12 +7,25 @@ import { ENGINES } from '../helpers/storage.ts';
 /** What `venue-api seed` promises (DECISIONS "Operator CLI"): every collection, consistent. */
 type Doc = { id: string; created_at: number; updated_at: number; livemode?: number; data: any };
 
-async function docs(db: Db, table: 'venues' | 'activities' | 'packages' | 'events' | 'bookings' | 'orders' | 'tickets' | 'gift_cards', workspaceId: string): Promise<Doc[]> {
+async function docs(
+  db: Db,
+  table: 'venues' | 'activities' | 'packages' | 'events' | 'bookings' | 'orders' | 'tickets' | 'gift_cards',
+  workspaceId: string,
+): Promise<Doc[]> {
   const rows = await db.selectFrom(table).selectAll().where('workspace_id', '=', workspaceId).execute();
   return rows.map((r) => ({ ...r, data: JSON.parse(r.data) }));
 }
 
-const DOC_TABLES = ['venues', 'activities', 'packages', 'events', 'bookings', 'orders', 'tickets', 'gift_cards'] as const;
+const DOC_TABLES = [
+  'venues',
+  'activities',
+  'packages',
+  'events',
+  'bookings',
+  'orders',
+  'tickets',
+  'gift_cards',
+] as const;
 
 describe.each(ENGINES)('seed on %s', (engine) => {
   let t: TestApp;
@@ -26,9 +39,18 @@ describe.each(ENGINES)('seed on %s', (engine) => {
     t = await makeTestApp(engine);
     seededAt = t.clock.now;
     // Small chunks, so references and clocks are exercised across chunk boundaries.
-    counts = await seedWorkspace(t.storage, { workspaceId: t.workspaceId, customers: 400, chunkSize: 150, now: seededAt });
+    counts = await seedWorkspace(t.storage, {
+      workspaceId: t.workspaceId,
+      customers: 400,
+      chunkSize: 150,
+      now: seededAt,
+    });
     for (const table of DOC_TABLES) all[table] = await docs(t.storage.db, table, t.workspaceId);
-    const rows = await t.storage.db.selectFrom('customers').select(['id', 'livemode']).where('workspace_id', '=', t.workspaceId).execute();
+    const rows = await t.storage.db
+      .selectFrom('customers')
+      .select(['id', 'livemode'])
+      .where('workspace_id', '=', t.workspaceId)
+      .execute();
     customers = new Map(rows.map((r) => [r.id, r.livemode]));
   });
   afterAll(async () => t?.close());
@@ -40,7 +62,11 @@ describe.each(ENGINES)('seed on %s', (engine) => {
     expect(customers.size).toBe(400);
     expect(all.bookings!.length).toBe(counts.bookings);
     expect(all.orders!.length).toBe(counts.orders);
-    const tagLinks = await t.storage.db.selectFrom('customer_tags').select('tag_id').where('workspace_id', '=', t.workspaceId).execute();
+    const tagLinks = await t.storage.db
+      .selectFrom('customer_tags')
+      .select('tag_id')
+      .where('workspace_id', '=', t.workspaceId)
+      .execute();
     expect(tagLinks.length).toBe(counts.tag_memberships);
   });
 
@@ -79,7 +105,11 @@ describe.each(ENGINES)('seed on %s', (engine) => {
     for (const b of all.bookings!) {
       const d = b.data;
       const at = Date.parse(d.scheduled_at);
-      const local = new Intl.DateTimeFormat('sv-SE', { timeZone: d.timezone, dateStyle: 'short', timeStyle: 'short' }).format(at);
+      const local = new Intl.DateTimeFormat('sv-SE', {
+        timeZone: d.timezone,
+        dateStyle: 'short',
+        timeStyle: 'short',
+      }).format(at);
       expect(local).toBe(`${d.local_date} ${d.local_time}`);
       if (d.blocked) continue;
       if (d.status.type === 'hold') expect(Date.parse(d.hold_expires_at)).toBeGreaterThan(now);
@@ -147,7 +177,19 @@ describe.each(ENGINES)('seed on %s', (engine) => {
   });
 
   it('serves every collection through the API, for live and test keys', async () => {
-    const paths = ['/venues', '/activities', '/packages', '/events', '/tags', '/lists', '/customers', '/bookings', '/orders', '/tickets', '/gift-cards'];
+    const paths = [
+      '/venues',
+      '/activities',
+      '/packages',
+      '/events',
+      '/tags',
+      '/lists',
+      '/customers',
+      '/bookings',
+      '/orders',
+      '/tickets',
+      '/gift-cards',
+    ];
     for (const path of paths) {
       // The test app checks each answer against the published OpenAPI schemas.
       const live = await t.call(t.keys.live, { method: 'GET', url: `${path}?limit=100` });
@@ -163,7 +205,11 @@ describe.each(ENGINES)('seed on %s', (engine) => {
   it('seeds again without clashing: more data, emails still unique', async () => {
     const again = await seedWorkspace(t.storage, { workspaceId: t.workspaceId, customers: 150 });
     expect(again.customers).toBe(150);
-    const rows = await t.storage.db.selectFrom('customers').select(['email', 'livemode']).where('workspace_id', '=', t.workspaceId).execute();
+    const rows = await t.storage.db
+      .selectFrom('customers')
+      .select(['email', 'livemode'])
+      .where('workspace_id', '=', t.workspaceId)
+      .execute();
     expect(rows).toHaveLength(550);
     const emails = rows.filter((r) => r.email !== null).map((r) => `${r.livemode}:${r.email}`);
     expect(new Set(emails).size).toBe(emails.length);
@@ -172,11 +218,17 @@ describe.each(ENGINES)('seed on %s', (engine) => {
     expect(venues.length).toBeGreaterThan(all.venues!.length);
     expect(new Set(venues.map((v) => v.data.address.country)).size).toBe(1);
     // Tags and lists of the same name are reused, not repeated.
-    const tags = await t.storage.db.selectFrom('tags').select('name').where('workspace_id', '=', t.workspaceId).execute();
+    const tags = await t.storage.db
+      .selectFrom('tags')
+      .select('name')
+      .where('workspace_id', '=', t.workspaceId)
+      .execute();
     expect(new Set(tags.map((r) => r.name)).size).toBe(tags.length);
   });
 
   it('refuses a workspace that does not exist', async () => {
-    await expect(seedWorkspace(t.storage, { workspaceId: 'wsp_0000000000000000000000', customers: 5 })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(
+      seedWorkspace(t.storage, { workspaceId: 'wsp_0000000000000000000000', customers: 5 }),
+    ).rejects.toMatchObject({ code: 'not_found' });
   });
 });

@@ -202,7 +202,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       .execute();
   for (const table of ['bookings', 'orders']) {
     await pageIndex(table, ['workspace_id', 'livemode']);
-    await db.schema.createIndex(`${table}_updated`).on(table).columns(['workspace_id', 'livemode', 'updated_at']).execute();
+    await db.schema
+      .createIndex(`${table}_updated`)
+      .on(table)
+      .columns(['workspace_id', 'livemode', 'updated_at'])
+      .execute();
     // Ends in the page order, so a number look-up is one range even where the planner has no statistics.
     await pageIndex(table, ['workspace_id', 'livemode', 'number']);
   }

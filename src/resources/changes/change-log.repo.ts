@@ -66,8 +66,16 @@ export function changeRow(author: ChangeAuthor, change: ChangeInput): ChangeLogT
 }
 
 /** Writes change rows inside the transaction that made the changes (`perInsert` rows a statement). */
-export async function insertChangeRows(tx: Transaction<Database>, rows: ChangeLogTable[], perInsert = 500): Promise<void> {
-  for (let i = 0; i < rows.length; i += perInsert) await tx.insertInto('change_log').values(rows.slice(i, i + perInsert)).execute();
+export async function insertChangeRows(
+  tx: Transaction<Database>,
+  rows: ChangeLogTable[],
+  perInsert = 500,
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += perInsert)
+    await tx
+      .insertInto('change_log')
+      .values(rows.slice(i, i + perInsert))
+      .execute();
 }
 
 export function toChange(row: ChangeLogTable): Change {

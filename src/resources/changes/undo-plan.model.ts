@@ -22,7 +22,13 @@ export interface CustomerState {
  * does not hold) touched it; `later_change_kept`: a later change by the same key, itself
  * not undone (it was skipped), touched it.
  */
-export type SkipReason = 'changed_since' | 'later_change_kept' | 'value_differs' | 'customer_deleted' | 'not_deleted' | 'email_taken';
+export type SkipReason =
+  | 'changed_since'
+  | 'later_change_kept'
+  | 'value_differs'
+  | 'customer_deleted'
+  | 'not_deleted'
+  | 'email_taken';
 
 export interface Skip {
   change: string;
@@ -77,7 +83,11 @@ const INVERSE: Record<ChangeAction, ChangeAction> = {
 
 /** The fields a change touched; creation and deletion touch the whole customer. */
 function touched(change: Change): string[] {
-  if (change.action === 'customer.create' || change.action === 'customer.delete' || change.action === 'customer.restore') {
+  if (
+    change.action === 'customer.create' ||
+    change.action === 'customer.delete' ||
+    change.action === 'customer.restore'
+  ) {
     return [EVERYTHING];
   }
   return Object.keys(change.after ?? {});
@@ -105,7 +115,10 @@ export const UNLOGGED = 'unlogged';
  * nothing here can see, so none of the key's changes to it is reverted.
  */
 function unloggedWrite(input: UndoPlanInput): boolean {
-  const logged = Math.max(...input.pending.map((c) => c.customer_version), ...input.history.map((h) => h.customer_version));
+  const logged = Math.max(
+    ...input.pending.map((c) => c.customer_version),
+    ...input.history.map((h) => h.customer_version),
+  );
   return input.state.row.version > logged;
 }
 
@@ -138,7 +151,13 @@ export async function planCustomerUndo(input: UndoPlanInput): Promise<UndoPlan> 
 
   if (unloggedWrite(input)) {
     for (const change of pending) {
-      plan.skipped.push({ change: change.id, action: change.action, customer: change.object_id, reason: 'changed_since', by: UNLOGGED });
+      plan.skipped.push({
+        change: change.id,
+        action: change.action,
+        customer: change.object_id,
+        reason: 'changed_since',
+        by: UNLOGGED,
+      });
       plan.outcomes.set(change.id, 'skipped');
     }
     return plan;

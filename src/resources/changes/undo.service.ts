@@ -10,7 +10,14 @@ import { bumpCustomer, emailOwner, findCustomerRow, lockCustomer } from '../cust
 import { membershipsOf, setMembership, type ListLinkState, type TagLinkState } from '../customers/membership.repo.ts';
 import { findKeyById } from '../keys/key.repo.ts';
 import { WritePipeline, type Tx, type Written } from '../writes/write.pipeline.ts';
-import { changesAfter, customersChangedBy, keysOfChanges, markUndone, pendingChanges, type ChangeInput } from './change-log.repo.ts';
+import {
+  changesAfter,
+  customersChangedBy,
+  keysOfChanges,
+  markUndone,
+  pendingChanges,
+  type ChangeInput,
+} from './change-log.repo.ts';
 import { planCustomerUndo, type Skip, type UndoPlan } from './undo-plan.model.ts';
 
 /**
@@ -38,10 +45,17 @@ interface UndoTarget {
 }
 
 /** Plans one customer's undo; `hold` reads the customer for writing (the real run). */
-async function planFor(db: Queryable, actor: Actor, target: UndoTarget, hold: Tx | null): Promise<{ row: CustomerTable; plan: UndoPlan } | null> {
+async function planFor(
+  db: Queryable,
+  actor: Actor,
+  target: UndoTarget,
+  hold: Tx | null,
+): Promise<{ row: CustomerTable; plan: UndoPlan } | null> {
   const { keyId, customerId } = target;
   const pending = await pendingChanges(db, keyId, customerId);
-  const row = hold ? await lockCustomer(hold, actor, customerId, { deleted: true }) : await findCustomerRow(db, actor, customerId);
+  const row = hold
+    ? await lockCustomer(hold, actor, customerId, { deleted: true })
+    : await findCustomerRow(db, actor, customerId);
   if (pending.length === 0 || !row) return null;
   const history = await changesAfter(db, customerId, pending[pending.length - 1]!.customer_version);
   const revertedKeyOf = await keysOfChanges(db, [...new Set(history.flatMap((h) => (h.reverts ? [h.reverts] : [])))]);
@@ -68,8 +82,10 @@ async function undoCustomer(tx: Tx, actor: Actor, target: UndoTarget): Promise<W
   for (const op of plan.ops) {
     const set: Record<string, unknown> = {};
     for (const [field, value] of Object.entries(op.after)) {
-      if (field.startsWith('tag:')) await setMembership(tx, 'tag', actor.workspaceId, row.id, field.slice(4), value as TagLinkState | null);
-      else if (field.startsWith('list:')) await setMembership(tx, 'list', actor.workspaceId, row.id, field.slice(5), value as ListLinkState | null);
+      if (field.startsWith('tag:'))
+        await setMembership(tx, 'tag', actor.workspaceId, row.id, field.slice(4), value as TagLinkState | null);
+      else if (field.startsWith('list:'))
+        await setMembership(tx, 'list', actor.workspaceId, row.id, field.slice(5), value as ListLinkState | null);
       else set[field] = value;
     }
     try {
@@ -79,7 +95,15 @@ async function undoCustomer(tx: Tx, actor: Actor, target: UndoTarget): Promise<W
       if (isUniqueViolation(err)) throw new StaleWrite();
       throw err;
     }
-    changes.push({ at: now, action: op.action, customerId: row.id, version: row.version, before: op.before, after: op.after, reverts: op.change.id });
+    changes.push({
+      at: now,
+      action: op.action,
+      customerId: row.id,
+      version: row.version,
+      before: op.before,
+      after: op.after,
+      reverts: op.change.id,
+    });
   }
   for (const [id, outcome] of plan.outcomes) {
     if (!(await markUndone(tx, id, now, outcome))) throw new StaleWrite(); // another undo got there first
@@ -87,17 +111,28 @@ async function undoCustomer(tx: Tx, actor: Actor, target: UndoTarget): Promise<W
   return { value: plan, changes };
 }
 
-export async function undoKeyChanges(storage: { db: Db; engine: Engine }, keyId: string, options: UndoOptions): Promise<UndoReport> {
+export async function undoKeyChanges(
+  storage: { db: Db; engine: Engine },
+  keyId: string,
+  options: UndoOptions,
+): Promise<UndoReport> {
   const { db } = storage;
   const key = isIdOf('key', keyId) ? await findKeyById(db, keyId) : null;
   if (!key) throw notFound(`No key ${keyId.slice(0, 64)}.`);
   // The undo writes in the key's workspace and mode, as the person who runs it.
-  const actor = personActor(options.by.kind, options.by.id, { workspaceId: key.workspaceId, livemode: key.mode === 'live' }, options.clock);
+  const actor = personActor(
+    options.by.kind,
+    options.by.id,
+    { workspaceId: key.workspaceId, livemode: key.mode === 'live' },
+    options.clock,
+  );
   const writes = new WritePipeline(db, storage.engine);
   const report: UndoReport = { reverted: 0, skipped: [] };
   for (const customerId of await customersChangedBy(db, keyId)) {
     const target = { keyId, customerId };
-    const plan = options.dryRun ? (await planFor(db, actor, target, null))?.plan : await writes.run(actor, undoCustomer, target);
+    const plan = options.dryRun
+      ? (await planFor(db, actor, target, null))?.plan
+      : await writes.run(actor, undoCustomer, target);
     if (!plan) continue;
     report.reverted += [...plan.outcomes.values()].filter((o) => o !== 'skipped').length;
     report.skipped.push(...plan.skipped);

@@ -42,7 +42,9 @@ const optionalFields = {
     Nullable(Type.String({ maxLength: MAX_LENGTH.phone, description: 'Any readable number; stored as E.164.' })),
   ),
   date_of_birth: Type.Optional(
-    Nullable(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'yyyy-MM-dd, a real date, not in the future.' })),
+    Nullable(
+      Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'yyyy-MM-dd, a real date, not in the future.' }),
+    ),
   ),
   gender: Type.Optional(NullableEnum(['male', 'female', 'other'] as const)),
   adult: Type.Optional(Type.Boolean({ description: 'Age group; used only while there is no date of birth.' })),

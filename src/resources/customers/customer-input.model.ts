@@ -65,7 +65,8 @@ export function toCustomerPatch(body: UpdateCustomerBody, ctx: InputContext): Cu
   for (const field of TEXT) if (body[field] !== undefined) patch[field] = text(body[field]);
   if (body.email !== undefined) {
     const email = text(body.email)?.toLowerCase() ?? null;
-    if (email !== null && !EMAIL_ADDRESS.test(email)) errors.push({ field: 'email', message: 'is not an email address' });
+    if (email !== null && !EMAIL_ADDRESS.test(email))
+      errors.push({ field: 'email', message: 'is not an email address' });
     else patch.email = email;
   }
   if (body.phone !== undefined) {
@@ -76,7 +77,8 @@ export function toCustomerPatch(body: UpdateCustomerBody, ctx: InputContext): Cu
   }
   if (body.date_of_birth !== undefined) {
     const date = body.date_of_birth;
-    if (date !== null && !isCalendarDate(date)) errors.push({ field: 'date_of_birth', message: 'is not a calendar date' });
+    if (date !== null && !isCalendarDate(date))
+      errors.push({ field: 'date_of_birth', message: 'is not a calendar date' });
     else if (date !== null && (date > ctx.today || date < EARLIEST_BIRTH)) {
       errors.push({ field: 'date_of_birth', message: `must be from ${EARLIEST_BIRTH} to today` });
     } else patch.date_of_birth = date;

@@ -28,7 +28,11 @@ export async function listCustomers(db: Queryable, actor: Actor, params: Custome
   return finishPage(plan, rows, (row) => byId.get(row.id)!);
 }
 
-export async function getCustomer(db: Queryable, actor: Actor, id: string): Promise<{ record: Customer; version: string }> {
+export async function getCustomer(
+  db: Queryable,
+  actor: Actor,
+  id: string,
+): Promise<{ record: Customer; version: string }> {
   if (!isIdOf('customer', id)) throw notFound(`No customer ${id.slice(0, 64)}.`);
   const row = await findCustomer(db, actor, id);
   if (!row) throw notFound(`No customer ${id}.`);

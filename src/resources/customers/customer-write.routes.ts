@@ -19,7 +19,9 @@ const IdempotencyHeader = Type.Object({
   ),
 });
 const IfMatchHeader = Type.Object({
-  'if-match': Type.Optional(Type.String({ description: 'The ETag you read ("<version>"); 412 when the customer changed since.' })),
+  'if-match': Type.Optional(
+    Type.String({ description: 'The ETag you read ("<version>"); 412 when the customer changed since.' }),
+  ),
 });
 // No length cap here: a malformed id is a 404 from the service (DECISIONS), not a 400.
 const TagParams = Type.Object({ id: Type.String(), tagId: Type.String() });
@@ -65,13 +67,29 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
 
   app.post(
     '/customers',
-    options({ permission: 'customers.create', summary: 'Create a customer', status: 201, response: Customer, body: CreateCustomerBody, headers: IdempotencyHeader }),
-    async (request, reply) => answerWrite(request, reply, { service: createCustomer, input: request.body, status: 201, present: versioned }),
+    options({
+      permission: 'customers.create',
+      summary: 'Create a customer',
+      status: 201,
+      response: Customer,
+      body: CreateCustomerBody,
+      headers: IdempotencyHeader,
+    }),
+    async (request, reply) =>
+      answerWrite(request, reply, { service: createCustomer, input: request.body, status: 201, present: versioned }),
   );
 
   app.patch(
     '/customers/:id',
-    options({ permission: 'customers.update', summary: 'Update a customer', status: 200, response: Customer, params: IdParams, body: UpdateCustomerBody, headers: IfMatchHeader }),
+    options({
+      permission: 'customers.update',
+      summary: 'Update a customer',
+      status: 200,
+      response: Customer,
+      params: IdParams,
+      body: UpdateCustomerBody,
+      headers: IfMatchHeader,
+    }),
     async (request, reply) => {
       const input = { id: request.params.id, body: request.body, ifMatch: parseIfMatch(request.headers['if-match']) };
       return answerWrite(request, reply, { service: updateCustomer, input, status: 200, present: versioned });
@@ -80,13 +98,33 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
 
   app.delete(
     '/customers/:id',
-    options({ permission: 'customers.delete', summary: 'Delete a customer', status: 200, response: DeletedCustomer, params: IdParams }),
-    async (request, reply) => answerWrite(request, reply, { service: deleteCustomer, input: { id: request.params.id }, status: 200, present: plain }),
+    options({
+      permission: 'customers.delete',
+      summary: 'Delete a customer',
+      status: 200,
+      response: DeletedCustomer,
+      params: IdParams,
+    }),
+    async (request, reply) =>
+      answerWrite(request, reply, {
+        service: deleteCustomer,
+        input: { id: request.params.id },
+        status: 200,
+        present: plain,
+      }),
   );
 
   app.post(
     '/customers/:id/tags',
-    options({ permission: 'customers.tags', summary: 'Tag a customer', status: 200, response: Customer, params: IdParams, body: TagBody, headers: IdempotencyHeader }),
+    options({
+      permission: 'customers.tags',
+      summary: 'Tag a customer',
+      status: 200,
+      response: Customer,
+      params: IdParams,
+      body: TagBody,
+      headers: IdempotencyHeader,
+    }),
     async (request, reply) => {
       const input = { customerId: request.params.id, kind: 'tag' as const, id: request.body.tag, member: true };
       return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
@@ -95,7 +133,13 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
 
   app.delete(
     '/customers/:id/tags/:tagId',
-    options({ permission: 'customers.tags', summary: 'Untag a customer', status: 200, response: Customer, params: TagParams }),
+    options({
+      permission: 'customers.tags',
+      summary: 'Untag a customer',
+      status: 200,
+      response: Customer,
+      params: TagParams,
+    }),
     async (request, reply) => {
       const input = { customerId: request.params.id, kind: 'tag' as const, id: request.params.tagId, member: false };
       return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
@@ -104,7 +148,15 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
 
   app.post(
     '/customers/:id/lists',
-    options({ permission: 'customers.lists', summary: 'Add a customer to a list', status: 200, response: Customer, params: IdParams, body: ListBody, headers: IdempotencyHeader }),
+    options({
+      permission: 'customers.lists',
+      summary: 'Add a customer to a list',
+      status: 200,
+      response: Customer,
+      params: IdParams,
+      body: ListBody,
+      headers: IdempotencyHeader,
+    }),
     async (request, reply) => {
       const input = { customerId: request.params.id, kind: 'list' as const, id: request.body.list, member: true };
       return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
@@ -113,7 +165,13 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
 
   app.delete(
     '/customers/:id/lists/:listId',
-    options({ permission: 'customers.lists', summary: 'Remove a customer from a list', status: 200, response: Customer, params: ListParams }),
+    options({
+      permission: 'customers.lists',
+      summary: 'Remove a customer from a list',
+      status: 200,
+      response: Customer,
+      params: ListParams,
+    }),
     async (request, reply) => {
       const input = { customerId: request.params.id, kind: 'list' as const, id: request.params.listId, member: false };
       return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
@@ -122,7 +180,13 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
 
   app.delete(
     '/test-data',
-    options({ permission: 'test_data.delete', summary: 'Remove what test keys made', status: 200, response: TestDataRemoval }),
-    async (request, reply) => answerWrite(request, reply, { service: removeTestData, input: null, status: 200, present: plain }),
+    options({
+      permission: 'test_data.delete',
+      summary: 'Remove what test keys made',
+      status: 200,
+      response: TestDataRemoval,
+    }),
+    async (request, reply) =>
+      answerWrite(request, reply, { service: removeTestData, input: null, status: 200, present: plain }),
   );
 }

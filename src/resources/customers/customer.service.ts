@@ -66,7 +66,8 @@ const EMPTY: Omit<Pick<CustomerTable, (typeof EDITABLE)[number]>, 'first_name'> 
 export async function createCustomer(tx: Tx, actor: Actor, body: CreateCustomerBody): Promise<Written<CustomerResult>> {
   const patch = await patchFrom(tx, actor, body);
   const first_name = patch.first_name;
-  if (first_name === undefined) throw invalid('first_name: is required', [{ field: 'first_name', message: 'is required' }]);
+  if (first_name === undefined)
+    throw invalid('first_name: is required', [{ field: 'first_name', message: 'is required' }]);
   const now = actor.clock();
   if (patch.email && (await emailOwner(tx, actor, patch.email))) throw conflict(EMAIL_TAKEN);
   const row: CustomerTable = {
@@ -88,7 +89,9 @@ export async function createCustomer(tx: Tx, actor: Actor, body: CreateCustomerB
   if (!(await insertCustomer(tx, row))) throw conflict(EMAIL_TAKEN);
   return {
     value: await presentCustomer(tx, actor, row),
-    changes: [{ at: now, action: 'customer.create', customerId: row.id, version: 1, before: null, after: pickEditable(row) }],
+    changes: [
+      { at: now, action: 'customer.create', customerId: row.id, version: 1, before: null, after: pickEditable(row) },
+    ],
   };
 }
 
@@ -101,7 +104,11 @@ export interface UpdateCustomerInput {
   ifMatch: IfMatch;
 }
 
-export async function updateCustomer(tx: Tx, actor: Actor, input: UpdateCustomerInput): Promise<Written<CustomerResult>> {
+export async function updateCustomer(
+  tx: Tx,
+  actor: Actor,
+  input: UpdateCustomerInput,
+): Promise<Written<CustomerResult>> {
   const { id, body, ifMatch } = input;
   if (!isIdOf('customer', id)) throw notFound(`No customer ${id.slice(0, 64)}.`);
   const patch = await patchFrom(tx, actor, body);
@@ -109,7 +116,10 @@ export async function updateCustomer(tx: Tx, actor: Actor, input: UpdateCustomer
   if (!row) throw notFound(`No customer ${id}.`);
   // SPEC "Behaviour rules" 4: a stale If-Match writes nothing.
   if (ifMatch !== null && ifMatch !== '*' && !ifMatch.includes(String(row.version))) {
-    throw new ApiError('precondition_failed', `The customer is at version ${row.version}; read it again, re-check, then retry.`);
+    throw new ApiError(
+      'precondition_failed',
+      `The customer is at version ${row.version}; read it again, re-check, then retry.`,
+    );
   }
   // SPEC "Behaviour rules" 3: once set, email and phone cannot change or be cleared here.
   for (const field of ['email', 'phone'] as const) {

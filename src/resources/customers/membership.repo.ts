@@ -19,7 +19,12 @@ const TAG_STATE = ['added_at', 'added_by_key_id'] as const;
 const LIST_STATE = ['status', 'added_at', 'unsubscribed_at', 'added_by_key_id'] as const;
 
 /** Whether the tag or list is one of the workspace's (they are made there, not through the API). */
-export async function vocabularyExists(db: Queryable, kind: MembershipKind, workspaceId: string, id: string): Promise<boolean> {
+export async function vocabularyExists(
+  db: Queryable,
+  kind: MembershipKind,
+  workspaceId: string,
+  id: string,
+): Promise<boolean> {
   const row = await db
     .selectFrom(TABLES[kind].vocabulary as 'tags')
     .select('id')
@@ -36,10 +41,20 @@ export async function getMembership<K extends MembershipKind>(
   id: string,
 ): Promise<LinkState<K> | null> {
   if (kind === 'tag') {
-    const row = await db.selectFrom('customer_tags').select(TAG_STATE).where('customer_id', '=', customerId).where('tag_id', '=', id).executeTakeFirst();
+    const row = await db
+      .selectFrom('customer_tags')
+      .select(TAG_STATE)
+      .where('customer_id', '=', customerId)
+      .where('tag_id', '=', id)
+      .executeTakeFirst();
     return (row ?? null) as LinkState<K> | null;
   }
-  const row = await db.selectFrom('customer_lists').select(LIST_STATE).where('customer_id', '=', customerId).where('list_id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('customer_lists')
+    .select(LIST_STATE)
+    .where('customer_id', '=', customerId)
+    .where('list_id', '=', id)
+    .executeTakeFirst();
   return (row ?? null) as LinkState<K> | null;
 }
 
@@ -54,11 +69,19 @@ export async function setMembership<K extends MembershipKind>(
 ): Promise<void> {
   if (kind === 'tag') {
     await tx.deleteFrom('customer_tags').where('customer_id', '=', customerId).where('tag_id', '=', id).execute();
-    if (state) await tx.insertInto('customer_tags').values({ workspace_id: workspaceId, customer_id: customerId, tag_id: id, ...(state as TagLinkState) }).execute();
+    if (state)
+      await tx
+        .insertInto('customer_tags')
+        .values({ workspace_id: workspaceId, customer_id: customerId, tag_id: id, ...(state as TagLinkState) })
+        .execute();
     return;
   }
   await tx.deleteFrom('customer_lists').where('customer_id', '=', customerId).where('list_id', '=', id).execute();
-  if (state) await tx.insertInto('customer_lists').values({ workspace_id: workspaceId, customer_id: customerId, list_id: id, ...(state as ListLinkState) }).execute();
+  if (state)
+    await tx
+      .insertInto('customer_lists')
+      .values({ workspace_id: workspaceId, customer_id: customerId, list_id: id, ...(state as ListLinkState) })
+      .execute();
 }
 
 /** Every membership of one customer, by tag or list id: the state an undo plans on. */
@@ -67,8 +90,16 @@ export async function membershipsOf(
   customerId: string,
 ): Promise<{ tags: Map<string, TagLinkState>; lists: Map<string, ListLinkState> }> {
   const [tags, lists] = await Promise.all([
-    db.selectFrom('customer_tags').select(['tag_id', ...TAG_STATE]).where('customer_id', '=', customerId).execute(),
-    db.selectFrom('customer_lists').select(['list_id', ...LIST_STATE]).where('customer_id', '=', customerId).execute(),
+    db
+      .selectFrom('customer_tags')
+      .select(['tag_id', ...TAG_STATE])
+      .where('customer_id', '=', customerId)
+      .execute(),
+    db
+      .selectFrom('customer_lists')
+      .select(['list_id', ...LIST_STATE])
+      .where('customer_id', '=', customerId)
+      .execute(),
   ]);
   return {
     tags: new Map(tags.map(({ tag_id, ...link }) => [tag_id, link])),

@@ -51,12 +51,15 @@ export async function changeMembership(tx: Tx, actor: Actor, input: MembershipIn
   if (!isIdOf('customer', customerId)) throw notFound(`No customer ${customerId.slice(0, 64)}.`);
   // Read inside the write's transaction, so the tag or list is there where the membership is written.
   if (!isIdOf(kind, id) || !(await vocabularyExists(tx, kind, actor.workspaceId, id))) {
-    throw notFound(`No ${kind} ${id.slice(0, 64)} in this workspace; ${kind}s are made in the workspace, not through the API.`);
+    throw notFound(
+      `No ${kind} ${id.slice(0, 64)} in this workspace; ${kind}s are made in the workspace, not through the API.`,
+    );
   }
   const row = await lockCustomer(tx, actor, customerId);
   if (!row) throw notFound(`No customer ${customerId}.`);
   const before = await getMembership(tx, kind, customerId, id);
-  if (member ? inForce(kind, before) : before === null) return { value: await presentCustomer(tx, actor, row), changes: [] };
+  if (member ? inForce(kind, before) : before === null)
+    return { value: await presentCustomer(tx, actor, row), changes: [] };
   const now = actor.clock();
   const updated = await bumpCustomer(tx, row, now);
   const after = member ? added(kind, actor, now) : null;

@@ -7,7 +7,12 @@ export type TestKeyMembership =
 
 /** What DELETE /test-data looks at (SPEC "Behaviour rules" 9): the workspace's test keys and what they made. */
 export async function testKeyIds(db: Queryable, workspaceId: string): Promise<string[]> {
-  const rows = await db.selectFrom('api_keys').select('id').where('workspace_id', '=', workspaceId).where('mode', '=', 'test').execute();
+  const rows = await db
+    .selectFrom('api_keys')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('mode', '=', 'test')
+    .execute();
   return rows.map((r) => r.id);
 }
 
@@ -20,7 +25,12 @@ export async function madeByTestKeys(
   const tags = db
     .selectFrom('customer_tags')
     .innerJoin('customers', 'customers.id', 'customer_tags.customer_id')
-    .select(['customer_tags.customer_id', 'customer_tags.tag_id', 'customer_tags.added_at', 'customer_tags.added_by_key_id'])
+    .select([
+      'customer_tags.customer_id',
+      'customer_tags.tag_id',
+      'customer_tags.added_at',
+      'customer_tags.added_by_key_id',
+    ])
     .where('customer_tags.workspace_id', '=', workspaceId)
     .where('customers.livemode', '=', 0)
     .where('customers.deleted_at', 'is', null)
@@ -48,8 +58,18 @@ export async function madeByTestKeys(
     .where('deleted_at', 'is', null)
     .where('created_by_key_id', 'in', keys);
   const memberships: TestKeyMembership[] = [
-    ...(await tags.execute()).map(({ customer_id, tag_id, ...state }) => ({ kind: 'tag' as const, customerId: customer_id, id: tag_id, state })),
-    ...(await lists.execute()).map(({ customer_id, list_id, ...state }) => ({ kind: 'list' as const, customerId: customer_id, id: list_id, state })),
+    ...(await tags.execute()).map(({ customer_id, tag_id, ...state }) => ({
+      kind: 'tag' as const,
+      customerId: customer_id,
+      id: tag_id,
+      state,
+    })),
+    ...(await lists.execute()).map(({ customer_id, list_id, ...state }) => ({
+      kind: 'list' as const,
+      customerId: customer_id,
+      id: list_id,
+      state,
+    })),
   ];
   return { memberships, customers: (await made.execute()).map((r) => r.id) };
 }

@@ -54,7 +54,12 @@ export async function removeTestData(tx: Tx, actor: Actor, _input: null): Promis
     else counts.list_memberships++;
   }
   for (const id of again.customers.filter(held)) {
-    await change({ action: 'customer.delete', customerId: id, before: { deleted_at: null }, after: { deleted_at: now } });
+    await change({
+      action: 'customer.delete',
+      customerId: id,
+      before: { deleted_at: null },
+      after: { deleted_at: now },
+    });
     counts.customers++;
   }
   return { value: counts, changes };

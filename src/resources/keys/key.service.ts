@@ -81,22 +81,22 @@ export async function createKey(db: Db, clock: Clock, input: CreateKeyInput): Pr
       throw new ApiError('conflict', `a workspace may hold at most ${MAX_KEYS_PER_WORKSPACE} keys; revoke one first`);
     }
     await insertKey(tx, {
-        id,
-        workspace_id: input.workspaceId,
-        name,
-        secret_hash: hashKeySecret(secret),
-        mode: input.mode,
-        access: input.access,
-        kind: input.restricted ? 'restricted' : 'standard',
-        can_read: JSON.stringify(canRead),
-        can_write: JSON.stringify(canWrite),
-        contacts_masked: input.contactsMasked ? 1 : 0,
-        expires_at: input.expiresAt ?? null,
-        status: 'active',
-        limits: JSON.stringify(limits),
-        created_by: input.createdBy ?? null,
-        agreed_by: input.agreedBy ?? input.createdBy ?? null,
-        agreed_at: (input.agreedBy ?? input.createdBy) ? now : null,
+      id,
+      workspace_id: input.workspaceId,
+      name,
+      secret_hash: hashKeySecret(secret),
+      mode: input.mode,
+      access: input.access,
+      kind: input.restricted ? 'restricted' : 'standard',
+      can_read: JSON.stringify(canRead),
+      can_write: JSON.stringify(canWrite),
+      contacts_masked: input.contactsMasked ? 1 : 0,
+      expires_at: input.expiresAt ?? null,
+      status: 'active',
+      limits: JSON.stringify(limits),
+      created_by: input.createdBy ?? null,
+      agreed_by: input.agreedBy ?? input.createdBy ?? null,
+      agreed_at: (input.agreedBy ?? input.createdBy) ? now : null,
       created_at: now,
       updated_at: now,
     });
@@ -130,12 +130,12 @@ export async function changeKeyStatus(
   if (!from.includes(current.status)) throw new ApiError('conflict', `a ${current.status} key cannot be ${move}d`);
   const now = clock();
   await updateKey(db, keyId, {
-      status: to,
-      updated_at: Math.max(now, current.updatedAt + 1),
-      ...(move === 'pause' ? { paused_at: now, pause_reason: reason ?? 'paused by an operator' } : {}),
-      // resumed_at: the activity check forgives what came before a resume (004-activity).
-      ...(move === 'resume' ? { paused_at: null, pause_reason: null, resumed_at: now } : {}),
-      ...(move === 'revoke' ? { revoked_at: current.revokedAt ?? now } : {}),
+    status: to,
+    updated_at: Math.max(now, current.updatedAt + 1),
+    ...(move === 'pause' ? { paused_at: now, pause_reason: reason ?? 'paused by an operator' } : {}),
+    // resumed_at: the activity check forgives what came before a resume (004-activity).
+    ...(move === 'resume' ? { paused_at: null, pause_reason: null, resumed_at: now } : {}),
+    ...(move === 'revoke' ? { revoked_at: current.revokedAt ?? now } : {}),
   });
   return (await findKeyById(db, keyId))!;
 }

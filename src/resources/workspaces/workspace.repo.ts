@@ -19,7 +19,12 @@ export async function setWorkspaceLimits(db: Queryable, id: string, limits: stri
 }
 
 export async function staffEmailTaken(db: Queryable, workspaceId: string, email: string): Promise<boolean> {
-  const row = await db.selectFrom('staff').select('id').where('workspace_id', '=', workspaceId).where('email', '=', email).executeTakeFirst();
+  const row = await db
+    .selectFrom('staff')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('email', '=', email)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -28,7 +33,17 @@ export async function insertStaff(db: Queryable, row: Insertable<StaffTable>): P
 }
 
 /** The emails of the workspace's staff with these roles, in order. */
-export async function staffEmailsWithRoles(db: Queryable, workspaceId: string, roles: readonly StaffTable['role'][]): Promise<string[]> {
-  const rows = await db.selectFrom('staff').select('email').where('workspace_id', '=', workspaceId).where('role', 'in', [...roles]).orderBy('email').execute();
+export async function staffEmailsWithRoles(
+  db: Queryable,
+  workspaceId: string,
+  roles: readonly StaffTable['role'][],
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('staff')
+    .select('email')
+    .where('workspace_id', '=', workspaceId)
+    .where('role', 'in', [...roles])
+    .orderBy('email')
+    .execute();
   return rows.map((r) => r.email);
 }

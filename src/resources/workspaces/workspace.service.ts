@@ -18,7 +18,8 @@ export const STAFF_ROLES: readonly StaffRole[] = ['owner', 'key_manager', 'staff
 
 function checkWorkspaceLimit(name: string, value: number): { requests_per_minute: number } {
   if (name !== 'requests_per_minute') throw invalid(`a workspace has one limit, requests_per_minute (got "${name}")`);
-  if (!Number.isSafeInteger(value) || value < 1) throw invalid('requests_per_minute must be a whole number of 1 or more');
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw invalid('requests_per_minute must be a whole number of 1 or more');
   return { requests_per_minute: value };
 }
 
@@ -81,7 +82,8 @@ export async function addStaff(
   if (!STAFF_ROLES.includes(input.role as StaffRole)) throw invalid(`role must be one of ${STAFF_ROLES.join(', ')}`);
   if (!input.name.trim()) throw invalid('a staff member needs a name');
   if (input.password !== undefined && input.password.length < 8) throw invalid('a password needs 8 characters or more');
-  if (await staffEmailTaken(db, input.workspaceId, email)) throw new ApiError('conflict', `${email} is already staff of this workspace`);
+  if (await staffEmailTaken(db, input.workspaceId, email))
+    throw new ApiError('conflict', `${email} is already staff of this workspace`);
   const now = clock();
   const member: StaffMember = {
     id: newId('staff'),

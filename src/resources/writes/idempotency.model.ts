@@ -26,5 +26,7 @@ export interface StoredAnswer {
 
 /** DECISIONS: method, path and the canonical JSON of the body. */
 export function fingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method}\n${path}\n${canonicalJson(body ?? null)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method}\n${path}\n${canonicalJson(body ?? null)}`)
+    .digest('hex');
 }

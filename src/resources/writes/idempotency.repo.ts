@@ -3,7 +3,11 @@ import type { Database, IdempotencyKeyTable, Queryable } from '../../db/schema.t
 import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim, type StoredAnswer } from './idempotency.model.ts';
 
 /** The stored answer of a live (under 24 hours old) Idempotency-Key, if any. */
-export async function findAnswer(db: Queryable, claim: IdempotencyClaim, now: number): Promise<IdempotencyKeyTable | undefined> {
+export async function findAnswer(
+  db: Queryable,
+  claim: IdempotencyClaim,
+  now: number,
+): Promise<IdempotencyKeyTable | undefined> {
   return db
     .selectFrom('idempotency_keys')
     .selectAll()
@@ -14,7 +18,11 @@ export async function findAnswer(db: Queryable, claim: IdempotencyClaim, now: nu
 }
 
 /** An answer older than 24 hours no longer counts, even before the purge job removes it. */
-export async function dropExpiredAnswer(tx: Transaction<Database>, claim: IdempotencyClaim, now: number): Promise<void> {
+export async function dropExpiredAnswer(
+  tx: Transaction<Database>,
+  claim: IdempotencyClaim,
+  now: number,
+): Promise<void> {
   await tx
     .deleteFrom('idempotency_keys')
     .where('key_id', '=', claim.keyId)
@@ -23,7 +31,12 @@ export async function dropExpiredAnswer(tx: Transaction<Database>, claim: Idempo
     .execute();
 }
 
-export async function saveAnswer(tx: Transaction<Database>, claim: IdempotencyClaim, answer: StoredAnswer, now: number): Promise<void> {
+export async function saveAnswer(
+  tx: Transaction<Database>,
+  claim: IdempotencyClaim,
+  answer: StoredAnswer,
+  now: number,
+): Promise<void> {
   await tx
     .insertInto('idempotency_keys')
     .values({

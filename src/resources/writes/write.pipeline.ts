@@ -83,7 +83,12 @@ export class WritePipeline {
    * request with a key runs and its answer is stored in the write's own transaction; a
    * later one gets that answer again; one that comes while the first runs is a 409.
    */
-  async runIdempotent<I, T>(actor: Actor, service: WriteService<I, T>, input: I, write: IdempotentWrite<T>): Promise<Answered> {
+  async runIdempotent<I, T>(
+    actor: Actor,
+    service: WriteService<I, T>,
+    input: I,
+    write: IdempotentWrite<T>,
+  ): Promise<Answered> {
     const { claim } = write;
     const lock = `idempotency\n${claim.keyId}\n${claim.key}`;
     if (this.inFlight.has(lock)) throw new TransientConflict(STILL_RUNNING);
@@ -119,7 +124,12 @@ export class WritePipeline {
   }
 
   /** Holds the key for this transaction; answers what another process stored meanwhile. */
-  private async claim(tx: Tx, claim: IdempotencyClaim, lock: string, now: number): Promise<IdempotencyKeyTable | undefined> {
+  private async claim(
+    tx: Tx,
+    claim: IdempotencyClaim,
+    lock: string,
+    now: number,
+  ): Promise<IdempotencyKeyTable | undefined> {
     if (!(await this.engine.tryTransactionLock(tx, lock))) throw new TransientConflict(STILL_RUNNING);
     await dropExpiredAnswer(tx, claim, now);
     return findAnswer(tx, claim, now);
