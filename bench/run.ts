@@ -60,7 +60,7 @@ async function measure(scenario: Scenario, child: Child): Promise<Result> {
 
 async function prepare(dir: string) {
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? join(dir, 'bench.sqlite');
-  const storage = openStorage(databaseUrl);
+  const storage = await openStorage(databaseUrl);
   await migrate(storage);
   const ws = await createWorkspace(storage.db, Date.now, { name: 'Bench', requestsPerMinute: UNLIMITED });
   const started = Date.now();

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const main = new URL('../dist/cli/main.js', import.meta.url);
+const main = new URL('../dist/bundle/cli/main.js', import.meta.url);
 if (!existsSync(fileURLToPath(main))) {
   process.stderr.write('venue-api: no compiled build in dist/; run `npm run build` (or `npm ci`) first\n');
   process.exit(1);

@@ -12,6 +12,7 @@ import { openApiRoute, registerOpenApi } from './http/openapi.ts';
 import { frameworkErrors, installProblemHandlers } from './http/problems.ts';
 import { CURRENT_VERSION, newRequestId, requestContext } from './http/request-context.ts';
 import { Problem } from './http/schemas.ts';
+import { sharedSerializers } from './http/serializers.ts';
 import { installValidators } from './http/validation.ts';
 import { ActivityTracker } from './jobs/activity-tracker.ts';
 import { systemClock, type Clock } from './lib/time.ts';
@@ -72,6 +73,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     frameworkErrors: frameworkErrors(config.errorsUrl, CURRENT_VERSION),
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
   });
   app.addSchema(Problem);
   installValidators(app, [Problem]);

@@ -16,7 +16,7 @@ export interface CliContext {
 
 export async function withStorage<T>(fn: (ctx: CliContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const storage = openStorage(config.databaseUrl);
+  const storage = await openStorage(config.databaseUrl);
   try {
     await migrate(storage);
     return await fn({ config, storage, clock: systemClock });

@@ -1,6 +1,4 @@
 import { Kysely, Migrator, sql } from 'kysely';
-import { createPostgresEngine } from './dialects/postgres.ts';
-import { createSqliteEngine } from './dialects/sqlite.ts';
 import type { Engine } from './dialects/types.ts';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database, Db } from './schema.ts';
@@ -15,8 +13,11 @@ export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);
 }
 
-export function openStorage(databaseUrl: string): Storage {
-  const engine = isPostgresUrl(databaseUrl) ? createPostgresEngine(databaseUrl) : createSqliteEngine(databaseUrl);
+/** Opens the database the URL names; only that engine's driver is loaded (pg or better-sqlite3). */
+export async function openStorage(databaseUrl: string): Promise<Storage> {
+  const engine = isPostgresUrl(databaseUrl)
+    ? (await import('./dialects/postgres.ts')).createPostgresEngine(databaseUrl)
+    : (await import('./dialects/sqlite.ts')).createSqliteEngine(databaseUrl);
   const db = new Kysely<Database>({ dialect: engine.dialect });
   return { db, engine, close: () => db.destroy() };
 }

@@ -7,7 +7,15 @@ import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
  * and nothing removed, so an unknown field is a 400 (DECISIONS "Customers"). Query strings
  * arrive as text, so they alone are coerced to the schema's types.
  */
-const common: Options = { allErrors: true, removeAdditional: false, useDefaults: false, strict: false };
+// validateSchema off: the schemas are TypeBox's, checked by the tests, not worth a meta-schema
+// compile at every start.
+const common: Options = {
+  allErrors: true,
+  removeAdditional: false,
+  useDefaults: false,
+  strict: false,
+  validateSchema: false,
+};
 
 function makeAjv(coerce: boolean) {
   const ajv = new Ajv({ ...common, coerceTypes: coerce });
@@ -59,14 +67,37 @@ function storableOnly(validate: ValidateFunction): Validate {
   return check;
 }
 
+/**
+ * Validators are compiled once per distinct schema and part (many routes share theirs: ids,
+ * the page query), each on its first use rather than at start: a cold start then pays for
+ * none of them (README "Cold start"), and the first request of a route a few milliseconds.
+ */
 export function installValidators(app: FastifyInstance, shared: unknown[]): void {
-  const strict = makeAjv(false);
-  const coercing = makeAjv(true);
-  for (const schema of shared) {
-    strict.addSchema(schema as object);
-    coercing.addSchema(schema as object);
-  }
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    storableOnly(httpPart === 'body' ? strict.compile(schema) : coercing.compile(schema)),
-  );
+  let ajvs: { strict: Ajv; coercing: Ajv } | null = null;
+  const ajv = (body: boolean) => {
+    if (!ajvs) {
+      ajvs = { strict: makeAjv(false), coercing: makeAjv(true) };
+      for (const schema of shared) {
+        ajvs.strict.addSchema(schema as object);
+        ajvs.coercing.addSchema(schema as object);
+      }
+    }
+    return body ? ajvs.strict : ajvs.coercing;
+  };
+  const compiled = new Map<string, Validate>();
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const body = httpPart === 'body';
+    const key = `${body ? 'body' : 'coerced'}\n${JSON.stringify(schema)}`;
+    const known = compiled.get(key);
+    if (known) return known;
+    let validate: Validate | null = null;
+    const onFirstUse: Validate = (data) => {
+      validate ??= storableOnly(ajv(body).compile(schema));
+      const ok = validate(data);
+      onFirstUse.errors = validate.errors ?? null;
+      return ok;
+    };
+    compiled.set(key, onFirstUse);
+    return onFirstUse;
+  });
 }

@@ -5,16 +5,19 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * vitest's globalSetup: compiles src/ to dist/ (`npm run build`) once before any test, so the
- * processes the tests start (`node dist/server.js`, `bin/venue-api.js`) run what production
+ * processes the tests start (`node dist/bundle/server.js`, `bin/venue-api.js`) run what production
  * runs, never a stale build. The build is incremental (about 3 s when nothing changed).
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
+/** `npm run build`: tsc to dist/, then the bundle (scripts/bundle.mjs) the processes run. */
 function build(): void {
-  const res = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
-  if (res.status !== 0) {
-    throw new Error(`npm run build failed (exit ${res.status ?? res.signal}):\n${res.stdout}${res.stderr}`);
+  for (const args of [[TSC, '-p', 'tsconfig.build.json'], [join(ROOT, 'scripts', 'bundle.mjs')]]) {
+    const res = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
+    if (res.status !== 0) {
+      throw new Error(`npm run build failed (exit ${res.status ?? res.signal}):\n${res.stdout}${res.stderr}`);
+    }
   }
 }
 

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** A real `node dist/server.js` process, as production runs it (vitest's globalSetup builds dist/). */
+/** A real `node dist/bundle/server.js` process, as `npm start` runs it (vitest's globalSetup builds it). */
 export interface ServerProcess {
   url: string;
   child: ChildProcess;
@@ -17,7 +17,7 @@ export interface ServerProcess {
 
 /** Starts a server on a free port and waits (bounded) until it answers /health. */
 export async function startServer(env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['dist/server.js'], {
+  const child = spawn(process.execPath, ['dist/bundle/server.js'], {
     cwd: ROOT,
     // vitest puts Vite's BASE_URL=/ into process.env; a real shell has none.
     env: { ...process.env, BASE_URL: '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },

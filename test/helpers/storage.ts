@@ -31,7 +31,7 @@ export async function freshStorage(engine: 'sqlite' | 'postgres'): Promise<TestS
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'venue-test-'));
     const url = join(dir, 'venue.sqlite');
-    const storage = openStorage(url);
+    const storage = await openStorage(url);
     await migrate(storage);
     return {
       ...storage,
@@ -45,7 +45,7 @@ export async function freshStorage(engine: 'sqlite' | 'postgres'): Promise<TestS
   const name = `venue_test_${randomBytes(6).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE ${name}`));
   const url = `${PG_SERVER}/${name}`;
-  const storage = openStorage(url);
+  const storage = await openStorage(url);
   await migrate(storage);
   return {
     ...storage,

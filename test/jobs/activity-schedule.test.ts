@@ -12,7 +12,7 @@ describe.each(ENGINES)('hourly activity check schedule on %s', (engine) => {
 
   beforeAll(async () => {
     storage = await freshStorage(engine);
-    second = openStorage(storage.url); // another pool, as a second process would have
+    second = await openStorage(storage.url); // another pool, as a second process would have
   });
   afterAll(async () => {
     await second?.close();

@@ -13,9 +13,9 @@ interface Server {
   output: string[];
 }
 
-/** `node dist/server.js`, as an operator runs it, on the given database and Redis. */
+/** `node dist/bundle/server.js`, as an operator runs it, on the given database and Redis. */
 function startServer(port: number, env: Record<string, string>): Server {
-  const child = spawn(process.execPath, ['dist/server.js'], {
+  const child = spawn(process.execPath, ['dist/bundle/server.js'], {
     cwd: new URL('../..', import.meta.url).pathname,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
