@@ -19,13 +19,13 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-/** Every module a file names: static imports and re-exports, and dynamic import(). */
-function specifiers(source: string): string[] {
+/** Every module a file names: static imports and re-exports, and (unless `staticOnly`) dynamic import(). */
+function specifiers(source: string, staticOnly = false): string[] {
   const found: string[] = [];
   const patterns = [
     /^\s*(?:import|export)\s[^;]*?\sfrom\s+['"]([^'"]+)['"]/gms,
     /^\s*import\s+['"]([^'"]+)['"]/gm,
-    /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+    ...(staticOnly ? [] : [/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g]),
   ];
   for (const pattern of patterns) for (const m of source.matchAll(pattern)) found.push(m[1]!);
   return found;
@@ -98,6 +98,28 @@ describe('dependencies point one way', () => {
         !top.includes(e.from) && !e.from.startsWith('src/cli/') && (top.includes(e.to) || e.to.startsWith('src/cli/')),
     );
     expect(wrong).toEqual([]);
+  });
+
+  it('a start loads no seed, faker, mail, Redis or database driver it does not use', () => {
+    // What `import` (not `import type`, not a dynamic import()) pulls in from the process entry.
+    const runtime = (source: string) =>
+      [
+        ...source.matchAll(/^\s*(?:import|export)\s+(?!type\s)[^;]*?\sfrom\s+['"]([^'"]+)['"]/gms),
+        ...source.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm),
+      ].map((m) => m[1]!);
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const spec of runtime(readFileSync(join(ROOT, file), 'utf8'))) {
+        if (spec.startsWith('.')) visit(relative(ROOT, resolve(dirname(join(ROOT, file)), spec)));
+        else reached.add(spec);
+      }
+    };
+    visit('src/server.ts');
+    expect(reached.has('fastify')).toBe(true);
+    const lazy = ['@faker-js/faker', 'nodemailer', 'ioredis', 'pg', 'better-sqlite3', 'src/seed/seed.service.ts'];
+    expect(lazy.filter((name) => reached.has(name))).toEqual([]);
   });
 
   it('SQL is written in repositories and the db layer only', () => {
