@@ -3,15 +3,16 @@
 // start; one bundle per entry (code-split for what loads on demand: the seed and faker,
 // nodemailer, ioredis, pg) starts in about half the time. better-sqlite3 stays outside:
 // it loads a native addon by path.
-import { rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const root = new URL('..', import.meta.url).pathname;
-rmSync(`${root}dist/bundle`, { recursive: true, force: true });
+// Built beside and swapped in at the end, so a process started meanwhile finds a whole bundle.
+rmSync(`${root}dist/bundle.next`, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
   entryPoints: { server: 'dist/server.js', 'cli/main': 'dist/cli/main.js' },
-  outdir: 'dist/bundle',
+  outdir: 'dist/bundle.next',
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -26,3 +27,5 @@ await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',
 });
+rmSync(`${root}dist/bundle`, { recursive: true, force: true });
+renameSync(`${root}dist/bundle.next`, `${root}dist/bundle`);
