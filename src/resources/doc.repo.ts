@@ -1,4 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { DocTable } from '../db/doc-rows.ts';
 import type { Database, Queryable } from '../db/schema.ts';
 import { invalid } from '../errors.ts';
 import { parseInstantWithOffset } from '../lib/time.ts';
@@ -10,15 +11,7 @@ import { pageQuery } from './paging.repo.ts';
  * The read-only collections the platform owns keep each record as JSON in `data`, beside
  * the columns their filters need. Every query here is scoped by workspace (and mode).
  */
-export type DocTable =
-  | 'venues'
-  | 'activities'
-  | 'packages'
-  | 'events'
-  | 'bookings'
-  | 'orders'
-  | 'tickets'
-  | 'gift_cards';
+export type { DocTable };
 
 /**
  * shared: one copy for every key (venues, activities…); mode: test rows for test keys
