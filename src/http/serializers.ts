@@ -4,7 +4,7 @@ import { type RouteDefinition, type Serializer, SerializerSelector } from '@fast
  * Response serialisers compiled once per distinct schema, not once per route and status.
  * Every route answers its errors with the same Problem schema, seven answer a Customer, and
  * each compile builds an Ajv of its own for the nullable branches: compiling them route by
- * route was the largest part of a cold start (bench/start.ts).
+ * route, at start, was the largest part of a cold start (README "Cold start").
  */
 export function sharedSerializers() {
   const select = SerializerSelector();
@@ -13,12 +13,16 @@ export function sharedSerializers() {
     const compiled = new Map<string, Serializer>();
     return (route: RouteDefinition): Serializer => {
       const key = JSON.stringify(route.schema);
-      let serialize = compiled.get(key);
-      if (!serialize) {
-        serialize = compile(route);
-        compiled.set(key, serialize);
-      }
-      return serialize;
+      const known = compiled.get(key);
+      if (known) return known;
+      // Compiled on its first use: a cold start pays for none; the first answer of a shape, a few ms.
+      let serialize: Serializer | null = null;
+      const onFirstUse: Serializer = (doc) => {
+        serialize ??= compile(route);
+        return serialize(doc);
+      };
+      compiled.set(key, onFirstUse);
+      return onFirstUse;
     };
   };
 }
