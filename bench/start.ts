@@ -1,10 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from './processes.ts';
+import { freePort, ready, ROOT } from './processes.ts';
 
 /**
  * `npm run bench:start`: cold start, from spawning the process to the first 200 from
@@ -32,29 +30,6 @@ const OURS: Target = {
   args: ['dist/bundle/server.js'],
   env: (dir) => ({ DATABASE_URL: join(dir, 'venue.sqlite'), DEMO: 'off' }),
 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** One GET /ready: its status code, or null when nothing answers yet. */
-function ready(port: number): Promise<number | null> {
-  return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path: '/ready', agent: false }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? null);
-    });
-    req.once('error', () => resolve(null));
-    req.end();
-  });
-}
 
 const TICK_MS = (() => {
   const ticks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout);
