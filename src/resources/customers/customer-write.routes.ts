@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { etagOf } from '../../http/etag.ts';
 import { parseIfMatch } from '../../http/if-match.ts';
 import { ErrorResponses, IdParams } from '../../http/schemas.ts';
 import { answerWrite, type Presented } from '../../http/write-reply.ts';
@@ -27,7 +28,7 @@ const IfMatchHeader = Type.Object({
 const TagParams = Type.Object({ id: Type.String(), tagId: Type.String() });
 const ListParams = Type.Object({ id: Type.String(), listId: Type.String() });
 
-const versioned = (r: CustomerResult): Presented => ({ body: r.record, headers: { ETag: `"${r.version}"` } });
+const versioned = (r: CustomerResult): Presented => ({ body: r.record, headers: { ETag: etagOf(r.version) } });
 const plain = (body: unknown): Presented => ({ body });
 
 interface Spec<P extends TSchema, B extends TSchema, H extends TSchema> {

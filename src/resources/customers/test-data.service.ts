@@ -43,9 +43,15 @@ export async function removeTestData(tx: Tx, actor: Actor, _input: null): Promis
     changes.push({ ...entry, at: now, version: updated.version });
   };
   const testKeys = new Set(keys);
+  // The change rows are written after this loop, so a customer's adds read once stay true for all of it.
+  const addsOf = new Map<string, Awaited<ReturnType<typeof membershipAddsBy>>>();
   for (const { kind, customerId, id, state } of again.memberships.filter((m) => held(m.customerId))) {
     const field = `${kind}:${id}` as const;
-    const adds = await membershipAddsBy(tx, customerId, keys);
+    let adds = addsOf.get(customerId);
+    if (!adds) {
+      adds = await membershipAddsBy(tx, customerId, keys);
+      addsOf.set(customerId, adds);
+    }
     const prior = stateBeforeTestKeys(adds, field, state, testKeys) as typeof state | null;
     await setMembership(tx, kind, actor.workspaceId, customerId, id, prior);
     const action = kind === 'tag' ? 'customer.tag_remove' : 'customer.list_remove';
