@@ -108,7 +108,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     // /ready names Redis only when the limits are shared through it.
     pingLimitStore: limitStore.backend === 'redis' ? () => limitStore.ping() : undefined,
   });
-  await app.register(resourceRoutes, { db: deps.storage.db });
+  await app.register(resourceRoutes, { db: deps.storage.db, json: deps.storage.engine.json });
   app.addHook('onClose', async () => keys.stop());
   return { app, keys, limitStore };
 }

@@ -36,41 +36,51 @@ function liveActor(request: FastifyRequest) {
 }
 
 /**
- * Feeds the tracker (DECISIONS "Unusual activity": live keys only). preSerialization sees
- * a read's object before it becomes JSON, so spotting customers costs no parsing. Writes
- * (at most 60 a minute per key) answer through the idempotency store as ready-made JSON,
- * so onSend parses those. onResponse counts every request a live key got past
- * auth and the limits.
+ * Feeds the tracker (DECISIONS "Unusual activity": live keys only). Customer reads answer
+ * JSON text the database wrote and name their customers (json-text.ts); preSerialization
+ * sees any other answer's object before it becomes JSON, so spotting customers costs no
+ * parsing. Writes (at most 60 a minute per key) answer through the idempotency store as
+ * ready-made JSON, so onSend parses those. onResponse counts every request a live key got
+ * past auth and the limits. The hooks take callbacks: nothing in them awaits, and a
+ * callback hook costs Fastify less than an async one.
  */
 export const activityTracking = fp(async (app: FastifyInstance, options: { tracker: ActivityTracker }) => {
   const { tracker } = options;
   const seen = new WeakSet<FastifyRequest>();
   app.decorate('activity', tracker);
-  app.addHook('preSerialization', async (request, reply, payload) => {
+  app.decorateRequest('sentCustomerIds', null);
+  app.addHook('preSerialization', (request, reply, payload, done) => {
     const actor = liveActor(request);
     if (actor && reply.statusCode < 300) {
       seen.add(request);
       tracker.customersSent(actor.id, actor.workspaceId, customerIdsIn(payload));
     }
-    return payload;
+    done(null, payload);
   });
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const actor = liveActor(request);
-    const isWrite = request.routeOptions.config.access?.kind === 'write';
-    if (actor && isWrite && reply.statusCode < 300 && typeof payload === 'string' && !seen.has(request)) {
-      try {
-        tracker.customersSent(actor.id, actor.workspaceId, customerIdsIn(JSON.parse(payload)));
-      } catch {
-        // Not JSON: nothing of a customer's in it.
+    if (actor && reply.statusCode < 300) {
+      if (request.sentCustomerIds) {
+        tracker.customersSent(actor.id, actor.workspaceId, request.sentCustomerIds);
+      } else if (
+        request.routeOptions.config.access?.kind === 'write' &&
+        typeof payload === 'string' &&
+        !seen.has(request)
+      ) {
+        try {
+          tracker.customersSent(actor.id, actor.workspaceId, customerIdsIn(JSON.parse(payload)));
+        } catch {
+          // Not JSON: nothing of a customer's in it.
+        }
       }
     }
-    return payload;
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     // DECISIONS "Limits": a request refused with 429 consumes nothing, so it is no activity.
-    if (reply.statusCode === 429) return;
-    const actor = liveActor(request);
+    const actor = reply.statusCode === 429 ? null : liveActor(request);
     if (actor) tracker.request(actor.id, actor.workspaceId);
+    done();
   });
   app.addHook('onClose', async () => tracker.stop());
 });

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { JsonSql } from '../db/dialects/types.ts';
 import type { Db } from '../db/schema.ts';
 import { activityRoutes } from './activities/activity.routes.ts';
 import { bookingRoutes } from './bookings/booking.routes.ts';
@@ -15,7 +16,7 @@ import { ticketRoutes } from './tickets/ticket.routes.ts';
 import { venueRoutes } from './venues/venue.routes.ts';
 
 /** Every resource's routes, registered under the API root. */
-export async function resourceRoutes(app: FastifyInstance, options: { db: Db }) {
+export async function resourceRoutes(app: FastifyInstance, options: { db: Db; json: JsonSql }) {
   await app.register(keyRoutes);
   await app.register(venueRoutes, options);
   await app.register(customerReadRoutes, options);

@@ -76,3 +76,9 @@ export function finishPage<R extends { created_at: number; id: string }, T>(
 }
 
 export const emptyPage = <T>(): Page<T> => ({ object: 'list', data: [], has_more: false });
+
+/** A page whose records are JSON text already, as the same envelope the list schema sends. */
+export function pageText(page: Page<string>): string {
+  const cursor = page.next_cursor === undefined ? '' : `,"next_cursor":${JSON.stringify(page.next_cursor)}`;
+  return `{"object":"list","data":[${page.data.join(',')}],"has_more":${page.has_more}${cursor}}`;
+}

@@ -18,13 +18,24 @@ export function pageQuery<DB, TB extends keyof DB, O>(
   table: string,
   plan: PagePlan,
 ): SelectQueryBuilder<DB, TB, O> {
+  return pageSteps(query, table, plan.updatedSince, plan.after, plan.limit + 1);
+}
+
+/** pageQuery's steps from their values, which may be stand-ins of a prepared query (db/prepared.ts). */
+export function pageSteps<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  table: string,
+  updatedSince: number | null,
+  after: CursorPosition | null,
+  take: number,
+): SelectQueryBuilder<DB, TB, O> {
   let paged = query;
-  if (plan.updatedSince !== null) {
-    paged = paged.where(sql<SqlBool>`${sql.ref(`${table}.updated_at`)} >= ${plan.updatedSince}`);
+  if (updatedSince !== null) {
+    paged = paged.where(sql<SqlBool>`${sql.ref(`${table}.updated_at`)} >= ${updatedSince}`);
   }
-  if (plan.after) paged = paged.where(beforeCursor(table, plan.after));
+  if (after) paged = paged.where(beforeCursor(table, after));
   return paged
     .orderBy(sql.ref(`${table}.created_at`), 'desc')
     .orderBy(sql.ref(`${table}.id`), 'desc')
-    .limit(plan.limit + 1);
+    .limit(take);
 }

@@ -4,6 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { etagOf, notModified } from '../http/etag.ts';
 import { ErrorResponses, IdParams } from '../http/schemas.ts';
 import { actorOf } from '../http/caller.ts';
+import { sendJsonText } from '../http/json-text.ts';
+import { JsonText } from './json-text.model.ts';
 import type { Actor } from './actor.model.ts';
 import type { Collection } from './keys/key.model.ts';
 import type { Page } from './paging.model.ts';
@@ -26,8 +28,9 @@ export interface ReadRoutesOptions<F extends TProperties> {
   filters: F;
   tag: string;
   summary: { list: string; get: string };
-  list: (actor: Actor, query: ListQuery<F>) => Promise<Page<Record<string, unknown>>>;
-  get: (actor: Actor, id: string) => Promise<{ record: Record<string, unknown>; version: string }>;
+  /** A page to serialise, or JSON text the database already wrote (sent as it is). */
+  list: (actor: Actor, query: ListQuery<F>) => Promise<Page<Record<string, unknown>> | JsonText>;
+  get: (actor: Actor, id: string) => Promise<{ record: Record<string, unknown> | JsonText; version: string }>;
 }
 
 /** GET /<collection> and GET /<collection>/{id} over any list and get functions. */
@@ -52,7 +55,10 @@ export function registerReadRoutes<F extends TProperties>(
         response: { 200: ListEnvelope(record), ...ErrorResponses },
       },
     },
-    async (request) => options.list(actorOf(request), request.query),
+    async (request, reply) => {
+      const page = await options.list(actorOf(request), request.query);
+      return page instanceof JsonText ? sendJsonText(request, reply, page) : page;
+    },
   );
   app.get(
     `${path}/:id`,
@@ -70,7 +76,7 @@ export function registerReadRoutes<F extends TProperties>(
       reply.header('ETag', etagOf(version));
       // 304 has no body (RFC 9110); the schema's null is what the document shows for it.
       if (notModified(request.headers['if-none-match'], version)) return reply.code(304).send(null);
-      return found;
+      return found instanceof JsonText ? sendJsonText(request, reply, found) : found;
     },
   );
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { Engine } from './types.ts';
+import type { Engine, JsonSql } from './types.ts';
 
 // int8 (bigint) columns hold millisecond instants, well inside the safe-integer range.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -9,6 +9,18 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 function lockKey(name: string): bigint {
   return createHash('sha256').update(name).digest().readBigInt64BE(0);
 }
+
+/**
+ * PostgreSQL's json (not jsonb, which reorders keys) constructors. to_timestamp keeps
+ * microseconds, so the milliseconds of a millisecond instant come through exactly.
+ */
+const postgresJson: JsonSql = {
+  object: (pairs) => sql`json_build_object(${sql.join(pairs.flatMap(([k, v]) => [sql.lit(k), v]))})`,
+  bool: (condition) => sql`(${condition})`,
+  instant: (ms) =>
+    sql<string | null>`to_char(to_timestamp(${ms} / 1000.0) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+  arrayAgg: (value, orderBy) => sql`coalesce(json_agg(${value} order by ${sql.join(orderBy)}), '[]'::json)`,
+};
 
 export function createPostgresEngine(url: string, poolSize = 10): Engine {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
@@ -42,5 +54,6 @@ export function createPostgresEngine(url: string, poolSize = 10): Engine {
       await sql`analyze`.execute(db);
     },
     greatest: (a, b) => sql`greatest(${a}, ${b})`,
+    json: postgresJson,
   };
 }

@@ -10,7 +10,7 @@ import {
   type Driver,
   type SqliteDatabase,
 } from 'kysely';
-import type { Engine } from './types.ts';
+import type { Engine, JsonSql } from './types.ts';
 
 /** `./data/venue.sqlite`, `sqlite:PATH`, or `:memory:`. */
 export function sqlitePath(url: string): string {
@@ -61,6 +61,18 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * SQLite's JSON1 functions. A value built by json_object or json() keeps JSON's subtype, so it
+ * nests as JSON, not as a string. strftime's %f counts whole milliseconds from the real
+ * seconds (rounded, as julian-day milliseconds are integers), which matches toISOString.
+ */
+const sqliteJson: JsonSql = {
+  object: (pairs) => sql`json_object(${sql.join(pairs.flatMap(([k, v]) => [sql.lit(k), v]))})`,
+  bool: (condition) => sql`json(case when ${condition} then 'true' else 'false' end)`,
+  instant: (ms) => sql<string | null>`strftime('%Y-%m-%dT%H:%M:%fZ', ${ms} / 1000.0, 'unixepoch')`,
+  arrayAgg: (value, orderBy) => sql`json_group_array(${value} order by ${sql.join(orderBy)})`,
+};
+
 export function createSqliteEngine(url: string): Engine {
   const path = sqlitePath(url);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -86,5 +98,6 @@ export function createSqliteEngine(url: string): Engine {
       await sql`pragma optimize`.execute(db);
     },
     greatest: (a, b) => sql`max(${a}, ${b})`,
+    json: sqliteJson,
   };
 }

@@ -11,6 +11,28 @@ export function isAdultOn(dateOfBirth: string, now: number): boolean {
   return eighteenth <= Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
 }
 
+/**
+ * The same rule as a comparison the database can make: born on or before the returned
+ * `yyyy-MM-dd`, today's date 18 years back. Compared as text, so a cutoff of 29 February in a
+ * year without one still orders right, and someone born on 29 February turns 18 on 1 March
+ * in a year without it, as isAdultOn says.
+ */
+export function adultCutoff(now: number): string {
+  const today = new Date(now);
+  const y = String(today.getUTCFullYear() - 18).padStart(4, '0');
+  const m = String(today.getUTCMonth() + 1).padStart(2, '0');
+  const d = String(today.getUTCDate()).padStart(2, '0');
+  return `${y}-${m}-${d}`;
+}
+
+/** A record's JSON text as a contacts-masked key sees it (DECISIONS "Keys"). */
+export function maskCustomerText(text: string): string {
+  const record = JSON.parse(text) as { email: string | null; phone: string | null };
+  record.email = maskEmail(record.email);
+  record.phone = maskPhone(record.phone);
+  return JSON.stringify(record);
+}
+
 export function toCustomer(
   row: CustomerRow,
   tags: TagLink[],

@@ -1,7 +1,4 @@
 import type { CustomerTable, Queryable } from '../../db/schema.ts';
-import type { Scope } from '../actor.model.ts';
-import type { PagePlan } from '../paging.model.ts';
-import { pageQuery } from '../paging.repo.ts';
 
 export interface TagLink {
   customer_id: string;
@@ -20,30 +17,6 @@ export interface ListLink {
 }
 
 export type CustomerRow = CustomerTable;
-
-function live(db: Queryable, scope: Scope) {
-  return db
-    .selectFrom('customers')
-    .selectAll()
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('livemode', '=', scope.livemode ? 1 : 0)
-    .where('deleted_at', 'is', null);
-}
-
-export async function findCustomer(db: Queryable, scope: Scope, id: string): Promise<CustomerRow | undefined> {
-  return live(db, scope).where('id', '=', id).executeTakeFirst();
-}
-
-export async function pageCustomers(
-  db: Queryable,
-  scope: Scope,
-  plan: PagePlan,
-  email: string | undefined,
-): Promise<CustomerRow[]> {
-  let query = live(db, scope);
-  if (email !== undefined) query = query.where('email', '=', email);
-  return pageQuery(query, 'customers', plan).execute();
-}
 
 /**
  * Tag and list memberships of a page of customers: two queries, however long the page.

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { Db } from '../../db/schema.ts';
+import type { JsonReader } from './customer-json.repo.ts';
 import { registerReadRoutes } from '../read.routes.ts';
 import { getCustomer, listCustomers } from './customer-read.service.ts';
 import { Customer, CustomerFilters } from './customer.schema.ts';
 
-export async function customerReadRoutes(app: FastifyInstance, { db }: { db: Db }) {
+export async function customerReadRoutes(app: FastifyInstance, reader: JsonReader) {
   registerReadRoutes(app, {
     path: '/customers',
     collection: 'customers',
@@ -12,7 +12,7 @@ export async function customerReadRoutes(app: FastifyInstance, { db }: { db: Db 
     filters: CustomerFilters,
     tag: 'Customers',
     summary: { list: 'List customers', get: 'Retrieve a customer' },
-    list: (actor, query) => listCustomers(db, actor, query),
-    get: (actor, id) => getCustomer(db, actor, id),
+    list: (actor, query) => listCustomers(reader, actor, query),
+    get: (actor, id) => getCustomer(reader, actor, id),
   });
 }
