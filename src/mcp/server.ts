@@ -1,6 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { problemText, toolResult } from './answers.ts';
 import { VenueApi } from './api.ts';
@@ -86,10 +85,9 @@ export async function buildMcpServer(settings: McpSettings): Promise<{ server: M
   // why (a paused key: stop and ask a person) and offers the tools once the key works again.
   const loaded = await loadKey(api);
   const failed = loaded.kind === 'ok' ? await tools.offer(loaded.key) : loaded.result;
-  const summary = failed
-    ? `the key does not work yet, only describe_key is offered: ${failureLine(failed)}`
-    : `tools for key ${loaded.kind === 'ok' ? loaded.key.id : ''}: ${tools.names().join(', ')}`;
-  return { server, summary };
+  if (failed)
+    return { server, summary: `the key does not work yet, only describe_key is offered: ${failureLine(failed)}` };
+  return { server, summary: `tools offered: ${tools.names().join(', ')}` };
 }
 
 function failureLine(failure: Failure): string {
@@ -98,13 +96,10 @@ function failureLine(failure: Failure): string {
 }
 
 /** Serves over stdio until the client closes it. Nothing but the protocol is written to stdout. */
-export async function serveMcp(
-  settings: McpSettings,
-  transport: Transport = new StdioServerTransport(),
-): Promise<void> {
+export async function serveMcp(settings: McpSettings): Promise<void> {
   const { server, summary } = await buildMcpServer(settings);
   process.stderr.write(`venue-api mcp: ${settings.apiUrl}, ${summary}\n`);
-  await server.connect(transport);
+  await server.connect(new StdioServerTransport());
   const close = () => void server.close().finally(() => process.exit(0));
   process.stdin.once('end', close);
   process.once('SIGTERM', close);
