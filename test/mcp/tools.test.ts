@@ -203,6 +203,35 @@ describe.each(ENGINES)('venue-api mcp tools on %s', { timeout: 60_000 }, (engine
     }
   });
 
+  it('a refusal comes back with its code, its detail and the next step, and writes nothing', async () => {
+    const key = await makeKey(storage, { workspaceId, mode: 'live', access: 'read_write' });
+    const a = await agent(key.secret);
+    const first = await a.call('create_customer', { first_name: 'Taken', email: 'taken.once@example.com' });
+    expect(first.isError).toBe(false);
+
+    const taken = await a.call('create_customer', { first_name: 'Other', email: 'taken.once@example.com' });
+    expect(taken.text).toMatch(/^API error conflict \(HTTP 409\): /);
+    expect(taken.text).toMatch(/What to do: .*email filter/);
+    const consent = await a.call('create_customer', { first_name: 'Keen', marketing_consent: true });
+    expect(consent.text).toMatch(/^API error forbidden \(HTTP 403\): /);
+    expect(consent.text).toMatch(/tell a person/);
+    const bad = await a.call('create_customer', { first_name: 'Future', date_of_birth: '2999-01-01' });
+    expect(bad.text).toMatch(/^API error invalid_request \(HTTP 400\): .*date_of_birth/s);
+    expect(bad.text).toMatch(/What to do: Fix the arguments/);
+    // The tool's own schema refuses a wrong type before any request.
+    const wrongType = await a.call('create_customer', { first_name: 42 });
+    expect(wrongType.isError).toBe(true);
+    expect(wrongType.text).toMatch(/first_name/);
+
+    const rows = await storage.db
+      .selectFrom('customers')
+      .select('first_name')
+      .where('workspace_id', '=', workspaceId)
+      .where('first_name', 'in', ['Other', 'Keen', 'Future'])
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
   it("a masked key's contacts stay masked", async () => {
     const writer = await agent((await makeKey(storage, { workspaceId, mode: 'live', access: 'read_write' })).secret);
     const made = await writer.call('create_customer', {
