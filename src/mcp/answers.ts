@@ -61,7 +61,7 @@ export function errorResult(text: string): CallToolResult {
 export function toolResult(result: ApiResult): CallToolResult {
   if (result.kind === 'failed') {
     return errorResult(
-      `${result.message}\nWhat to do: retry once in a minute; if it still fails, tell a person that the Venue API is unreachable from this MCP server (VENUE_API_URL may be wrong).`,
+      `${result.message}\nWhat to do: retry once in a minute; if it still fails, tell a person that this MCP server cannot use the Venue API (is VENUE_API_URL right?).`,
     );
   }
   if (result.kind === 'problem') return errorResult(problemText(result.problem, result.retryAfter));
@@ -69,7 +69,7 @@ export function toolResult(result: ApiResult): CallToolResult {
   if (result.replayed) {
     content.push({
       type: 'text',
-      text: 'This identical call was already made within the last 24 hours: the API returned the stored answer and wrote nothing new.',
+      text: 'This identical call was already made within the last 24 hours: the API returned the stored answer and wrote nothing new. If the record changed since (for example it was deleted), read it again with get_record.',
     });
   }
   return { content };

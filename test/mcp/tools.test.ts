@@ -129,6 +129,15 @@ describe.each(ENGINES)('venue-api mcp tools on %s', { timeout: 60_000 }, (engine
     const list = await insertList(storage.db, { workspaceId });
     const tagged = await a.call('add_customer_tag', { customer: customer.id, tag: tag.id });
     expect(tagged.json().tags.map((t: any) => t.id)).toEqual([tag.id]);
+    // The same tagging again writes nothing: the customer's version stays.
+    const tagAgain = await a.call('add_customer_tag', { customer: customer.id, tag: tag.id });
+    expect(tagAgain.json()).toMatchObject({ version: tagged.json().version, tags: [{ id: tag.id }] });
+    expect((await a.call('remove_customer_tag', { customer: customer.id, tag: tag.id })).json().tags).toEqual([]);
+    // Tagging again after the removal is a new write, not a replay of the first tagging.
+    const retagged = await a.call('add_customer_tag', { customer: customer.id, tag: tag.id });
+    expect(retagged.texts).toHaveLength(1);
+    expect(retagged.json().tags.map((t: any) => t.id)).toEqual([tag.id]);
+    expect((await a.call('get_record', { collection: 'customers', id: customer.id })).json().tags).toHaveLength(1);
     expect((await a.call('remove_customer_tag', { customer: customer.id, tag: tag.id })).json().tags).toEqual([]);
     const listed = await a.call('add_customer_to_list', { customer: customer.id, list: list.id });
     expect(listed.json().lists).toMatchObject([{ id: list.id, status: 'active' }]);

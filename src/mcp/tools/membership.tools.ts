@@ -67,15 +67,24 @@ function register(server: Parameters<ToolFamily>[0], { api, profile }: ToolConte
       inputSchema: shape,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    async (args) =>
-      toolResult(
+    async (args) => {
+      // The customer's version joins the derived key: the same call on the same customer is
+      // one write, but after the tag or list was removed (the version moved on) adding it
+      // again is a new write, not a replay of the first answer. Every key that may write
+      // memberships may read customers (the key service requires it).
+      const path = `/customers/${segment(args.customer)}`;
+      const current = await api.call({ method: 'GET', path });
+      if (current.kind !== 'ok') return toolResult(current);
+      const version = (current.body as { version?: unknown }).version;
+      return toolResult(
         await api.call({
           method: 'POST',
-          path: `/customers/${segment(args.customer)}/${m.path}`,
+          path: `${path}/${m.path}`,
           body: { [m.member]: args[m.member] },
-          idempotencyKey: derivedIdempotencyKey(profile.key.id, m.add.name, args),
+          idempotencyKey: derivedIdempotencyKey(profile.key.id, m.add.name, { ...args, version }),
         }),
-      ),
+      );
+    },
   );
   const remove = server.registerTool(
     m.remove.name,
