@@ -4,6 +4,7 @@ import { ApiError } from '../errors.ts';
 import { activityCheckCommand } from './activity-check.ts';
 import { importCommand } from './import.ts';
 import { keysCommand } from './keys.ts';
+import { mcpCommand } from './mcp.ts';
 import { failureDocument, printResult, wantsJson } from './run.ts';
 import { seedCommand } from './seed.ts';
 import { serveCommand } from './serve.ts';
@@ -24,6 +25,7 @@ const COMMAND_GROUPS: Array<() => Command> = [
   importCommand,
   undoCommand,
   activityCheckCommand,
+  mcpCommand,
 ];
 
 export function buildProgram(): Command {

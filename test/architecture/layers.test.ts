@@ -59,6 +59,29 @@ function violations(rule: (edge: Edge) => boolean): string[] {
   return EDGES.filter(rule).map((e) => `${e.from} -> ${e.to}`);
 }
 
+/**
+ * What `import` (not `import type`, not a dynamic import()) pulls in from an entry: our
+ * modules as src/… paths, packages by name. What a process loads before it does anything.
+ */
+function staticClosure(entry: string): Set<string> {
+  const runtime = (source: string) =>
+    [
+      ...source.matchAll(/^\s*(?:import|export)\s+(?!type\s)[^;]*?\sfrom\s+['"]([^'"]+)['"]/gms),
+      ...source.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm),
+    ].map((m) => m[1]!);
+  const reached = new Set<string>();
+  const visit = (file: string) => {
+    if (reached.has(file)) return;
+    reached.add(file);
+    for (const spec of runtime(readFileSync(join(ROOT, file), 'utf8'))) {
+      if (spec.startsWith('.')) visit(relative(ROOT, resolve(dirname(join(ROOT, file)), spec)));
+      else reached.add(spec);
+    }
+  };
+  visit(entry);
+  return reached;
+}
+
 describe('dependencies point one way', () => {
   it('reads every file of src (the checker sees the imports)', () => {
     expect(EDGES.length).toBeGreaterThan(300);
@@ -100,26 +123,32 @@ describe('dependencies point one way', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('a start loads no seed, faker, mail, Redis or database driver it does not use', () => {
-    // What `import` (not `import type`, not a dynamic import()) pulls in from the process entry.
-    const runtime = (source: string) =>
-      [
-        ...source.matchAll(/^\s*(?:import|export)\s+(?!type\s)[^;]*?\sfrom\s+['"]([^'"]+)['"]/gms),
-        ...source.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm),
-      ].map((m) => m[1]!);
-    const reached = new Set<string>();
-    const visit = (file: string) => {
-      if (reached.has(file)) return;
-      reached.add(file);
-      for (const spec of runtime(readFileSync(join(ROOT, file), 'utf8'))) {
-        if (spec.startsWith('.')) visit(relative(ROOT, resolve(dirname(join(ROOT, file)), spec)));
-        else reached.add(spec);
-      }
-    };
-    visit('src/server.ts');
+  it('a start loads no seed, faker, mail, Redis, database driver or MCP SDK it does not use', () => {
+    const reached = staticClosure('src/server.ts');
     expect(reached.has('fastify')).toBe(true);
     const lazy = ['@faker-js/faker', 'nodemailer', 'ioredis', 'pg', 'better-sqlite3', 'src/seed/seed.service.ts'];
     expect(lazy.filter((name) => reached.has(name))).toEqual([]);
+    expect([...reached].filter((name) => name.startsWith('@modelcontextprotocol/'))).toEqual([]);
+  });
+
+  it('the CLI loads the MCP server only when `venue-api mcp` runs', () => {
+    const reached = staticClosure('src/cli/main.ts');
+    expect(reached.has('src/cli/mcp.ts')).toBe(true);
+    expect(
+      [...reached].filter((name) => name.startsWith('@modelcontextprotocol/') || name.startsWith('src/mcp/')),
+    ).toEqual([]);
+    // …and it does load it from there (the check above would pass on a CLI without it).
+    expect(EDGES.some((e) => e.from === 'src/cli/mcp.ts' && e.to === 'src/mcp/server.ts')).toBe(true);
+  });
+
+  it('the MCP server is a client of the API: no domain module, no app, no HTTP edge', () => {
+    // src/mcp reaches the data only over HTTP, so every rule of the API applies to an agent.
+    const allowed = (to: string) => to.startsWith('src/mcp/') || to.startsWith('src/lib/');
+    expect(EDGES.some((e) => e.from.startsWith('src/mcp/'))).toBe(true);
+    const wrong = violations(
+      (e) => e.from.startsWith('src/mcp/') && (e.to.startsWith('src/') ? !allowed(e.to) : FRAMEWORK(e.to)),
+    );
+    expect(wrong).toEqual([]);
   });
 
   it('SQL is written in repositories and the db layer only', () => {
