@@ -34,6 +34,12 @@ export async function presentCustomer(tx: Tx, actor: Actor, row: CustomerTable):
   return { record: record!, version: String(row.version) };
 }
 
+/** A customer just inserted under a fresh id: no tag or list can name it yet, so nothing to load. */
+function presentNewCustomer(actor: Actor, row: CustomerTable): CustomerResult {
+  const [record] = toCustomers([row], { tags: [], lists: [] }, { masked: actor.contactsMasked, now: actor.clock() });
+  return { record: record!, version: String(row.version) };
+}
+
 export function pickEditable(row: Pick<CustomerTable, (typeof EDITABLE)[number]>): Record<string, unknown> {
   return Object.fromEntries(EDITABLE.map((c) => [c, row[c]]));
 }
@@ -88,7 +94,7 @@ export async function createCustomer(tx: Tx, actor: Actor, body: CreateCustomerB
   // The unique index settles a race the check above cannot see (PostgreSQL).
   if (!(await insertCustomer(tx, row))) throw conflict(EMAIL_TAKEN);
   return {
-    value: await presentCustomer(tx, actor, row),
+    value: presentNewCustomer(actor, row),
     changes: [
       { at: now, action: 'customer.create', customerId: row.id, version: 1, before: null, after: pickEditable(row) },
     ],

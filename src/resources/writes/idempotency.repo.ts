@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import { param, PreparedQuery } from '../../db/prepared.ts';
 import type { Database, IdempotencyKeyTable, Queryable } from '../../db/schema.ts';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim, type StoredAnswer } from './idempotency.model.ts';
 
@@ -8,14 +9,43 @@ export async function findAnswer(
   claim: IdempotencyClaim,
   now: number,
 ): Promise<IdempotencyKeyTable | undefined> {
-  return db
+  const [row] = await FIND.execute(db, { keyId: claim.keyId, key: claim.key, since: now - IDEMPOTENCY_TTL_MS });
+  return row;
+}
+
+// Every POST runs these: built once (db/prepared.ts), not per request.
+const FIND = new PreparedQuery<Record<string, unknown>, IdempotencyKeyTable>((db) =>
+  db
     .selectFrom('idempotency_keys')
     .selectAll()
-    .where('key_id', '=', claim.keyId)
-    .where('idempotency_key', '=', claim.key)
-    .where('created_at', '>=', now - IDEMPOTENCY_TTL_MS)
-    .executeTakeFirst();
-}
+    .where('key_id', '=', param<string>('keyId'))
+    .where('idempotency_key', '=', param<string>('key'))
+    .where('created_at', '>=', param<number>('since')),
+);
+
+const DROP_EXPIRED = new PreparedQuery<Record<string, unknown>, never>((db) =>
+  db
+    .deleteFrom('idempotency_keys')
+    .where('key_id', '=', param<string>('keyId'))
+    .where('idempotency_key', '=', param<string>('key'))
+    .where('created_at', '<', param<number>('before')),
+);
+
+const SAVE = new PreparedQuery<Record<string, unknown>, never>((db) =>
+  db.insertInto('idempotency_keys').values({
+    // Stand-ins only: each becomes a bound parameter (db/prepared.ts).
+    key_id: param('keyId'),
+    idempotency_key: param('key'),
+    workspace_id: param('workspaceId'),
+    fingerprint: param('fingerprint'),
+    status_code: param('status'),
+    content_type: param('contentType'),
+    headers: param('headers'),
+    body: param('body'),
+    request_id: param('requestId'),
+    created_at: param('now'),
+  }),
+);
 
 /** An answer older than 24 hours no longer counts, even before the purge job removes it. */
 export async function dropExpiredAnswer(
@@ -23,12 +53,7 @@ export async function dropExpiredAnswer(
   claim: IdempotencyClaim,
   now: number,
 ): Promise<void> {
-  await tx
-    .deleteFrom('idempotency_keys')
-    .where('key_id', '=', claim.keyId)
-    .where('idempotency_key', '=', claim.key)
-    .where('created_at', '<', now - IDEMPOTENCY_TTL_MS)
-    .execute();
+  await DROP_EXPIRED.execute(tx, { keyId: claim.keyId, key: claim.key, before: now - IDEMPOTENCY_TTL_MS });
 }
 
 export async function saveAnswer(
@@ -37,21 +62,18 @@ export async function saveAnswer(
   answer: StoredAnswer,
   now: number,
 ): Promise<void> {
-  await tx
-    .insertInto('idempotency_keys')
-    .values({
-      key_id: claim.keyId,
-      idempotency_key: claim.key,
-      workspace_id: claim.workspaceId,
-      fingerprint: claim.fingerprint,
-      status_code: answer.status,
-      content_type: answer.contentType,
-      headers: JSON.stringify(answer.headers),
-      body: answer.body,
-      request_id: claim.requestId,
-      created_at: now,
-    })
-    .execute();
+  await SAVE.execute(tx, {
+    keyId: claim.keyId,
+    key: claim.key,
+    workspaceId: claim.workspaceId,
+    fingerprint: claim.fingerprint,
+    status: answer.status,
+    contentType: answer.contentType,
+    headers: JSON.stringify(answer.headers),
+    body: answer.body,
+    requestId: claim.requestId,
+    now,
+  });
 }
 
 /**

@@ -75,7 +75,11 @@ export class WritePipeline {
 
   /** Runs a write in one transaction with its change-log rows, again on a lost race. */
   async run<I, T>(actor: Actor, service: WriteService<I, T>, input: I): Promise<T> {
-    return this.retrying(() => this.db.transaction().execute((tx) => this.apply(tx, actor, service, input)));
+    const value = await this.retrying(() =>
+      this.db.transaction().execute((tx) => this.apply(tx, actor, service, input)),
+    );
+    await this.engine.committed();
+    return value;
   }
 
   /**
@@ -95,7 +99,8 @@ export class WritePipeline {
     this.inFlight.add(lock);
     try {
       const earlier = await findAnswer(this.db, claim, actor.clock());
-      if (earlier) return replay(claim, earlier);
+      // A stored answer is replayed only once it is durable (its group may still be committing).
+      if (earlier) return await this.engine.committed().then(() => replay(claim, earlier));
       try {
         const outcome = await this.retrying(() =>
           this.db.transaction().execute(async (tx) => {
@@ -106,6 +111,8 @@ export class WritePipeline {
             return { answer };
           }),
         );
+        // Answered only once durable (DECISIONS "Durability"); see Engine.committed.
+        await this.engine.committed();
         return outcome.stored ? replay(claim, outcome.stored) : { replayed: false, answer: outcome.answer };
       } catch (err) {
         if (!storable(err)) throw err;
@@ -116,6 +123,7 @@ export class WritePipeline {
           if (!found) await saveAnswer(tx, claim, answer, actor.clock());
           return found;
         });
+        await this.engine.committed();
         return stored ? replay(claim, stored) : { replayed: false, answer };
       }
     } finally {
