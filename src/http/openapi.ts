@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
+import { guides } from './guides.ts';
 import { ACCEPTED_VERSIONS, CURRENT_VERSION } from './request-context.ts';
 
 /**
@@ -88,10 +89,7 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
       info: {
         title: 'Venue Workspace REST API',
         version: CURRENT_VERSION,
-        description:
-          "A venue business workspace's data for programs and software agents. Every answer carries " +
-          '`Request-Id`, `Service-Version` and `Cache-Control: no-store`; authenticated answers carry ' +
-          '`RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After`. Errors are RFC 9457 problem documents.',
+        description: guides(baseUrl),
       },
       servers: [{ url: baseUrl }],
       components: {
