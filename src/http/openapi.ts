@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { guides } from './guides.ts';
+import { OPERATION_DOCS } from './openapi-examples.ts';
 import { ACCEPTED_VERSIONS, CURRENT_VERSION } from './request-context.ts';
 
 /**
@@ -102,11 +103,21 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
       if (!schema) return { schema: schema as FastifySchema, url };
       const response = (schema as { response?: Record<string, object> }).response;
       const documented: Record<string, unknown> = { ...schema };
+      const method = ([] as string[]).concat(route.method)[0];
+      const doc = OPERATION_DOCS[`${method} ${route.url}`];
+      if (doc) documented.operationId = doc.operationId;
+      // A one-element `examples` becomes the media type's `example` (@fastify/swagger).
+      const body = (schema as { body?: object }).body;
+      if (body && doc?.request !== undefined) documented.body = { ...body, examples: [doc.request] };
       if (response) {
         documented.response = Object.fromEntries(
           Object.entries(response).map(([status, r]) => [
             status,
-            { ...r, headers: documentedResponseHeaders(route, status) },
+            {
+              ...r,
+              ...(status.startsWith('2') && doc ? { examples: [doc.response] } : {}),
+              headers: documentedResponseHeaders(route, status),
+            },
           ]),
         );
       }
