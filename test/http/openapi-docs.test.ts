@@ -30,7 +30,7 @@ type Doc = {
 /** Every property of every object schema in the document, by its JSON pointer. */
 function undescribedProperties(node: unknown, pointer: string, found: string[] = []): string[] {
   if (Array.isArray(node)) {
-    node.forEach((child, i) => undescribedProperties(child, `${pointer}/${i}`, found));
+    for (const [i, child] of node.entries()) undescribedProperties(child, `${pointer}/${i}`, found);
     return found;
   }
   if (!node || typeof node !== 'object') return found;
