@@ -72,9 +72,12 @@ function documentedResponseHeaders(route: RouteOptions, status: string): Record<
     );
   }
   if (status === '4xx') {
-    headers['Retry-After'] = header('On a 429: whole seconds until the limit that refused resets.', {
-      type: 'integer',
-    });
+    headers['Retry-After'] = header(
+      'On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first.',
+      {
+        type: 'integer',
+      },
+    );
     headers['WWW-Authenticate'] = header('On a 401: `Bearer`.');
     headers['Allow'] = header('On a 405: the methods the path has.');
     if (methods.includes('POST'))
