@@ -12,7 +12,8 @@ export interface Page<T> {
  * every record of every page after it, in order, one request per page. Nothing is sent
  * until it is awaited or iterated; awaiting it twice sends one request.
  */
-export class PageCall<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
+export class PageCall<T> implements Promise<Page<T>>, AsyncIterable<T> {
+  readonly [Symbol.toStringTag] = 'PageCall';
   private first: Promise<Page<T>> | null = null;
 
   constructor(private readonly fetchPage: (startingAfter: string | undefined) => Promise<Page<T>>) {}
