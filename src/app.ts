@@ -7,6 +7,7 @@ import { activityTracking } from './http/activity.ts';
 import { auth } from './http/auth.ts';
 import { idempotency } from './http/idempotency.ts';
 import { countRefusedKey, rateLimit, refusedAddressGuard } from './http/rate-limit.ts';
+import { apiDocsRoutes } from './http/api-docs.ts';
 import { errorDocsRoute } from './http/error-docs.ts';
 import { openApiRoute, registerOpenApi } from './http/openapi.ts';
 import { frameworkErrors, installProblemHandlers } from './http/problems.ts';
@@ -101,6 +102,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
 
   await app.register(openApiRoute);
   await app.register(errorDocsRoute);
+  await app.register(apiDocsRoutes);
   await app.register(opsRoutes, {
     db: deps.storage.db,
     errorsUrl: config.errorsUrl,

@@ -145,10 +145,12 @@ export function toProblem(err: ApiError, errorsUrl: string, requestId: string): 
 
 /**
  * A conflict that a plain retry may resolve (the same Idempotency-Key still running, a
- * customer that kept changing): never stored as an idempotent answer.
+ * customer that kept changing): never stored as an idempotent answer. `Retry-After: 1`
+ * tells a client (venue-api-client among them) this 409 is worth retrying, unlike a taken
+ * email, without it parsing `detail`.
  */
 export class TransientConflict extends ApiError {
   constructor(detail: string) {
-    super('conflict', detail);
+    super('conflict', detail, { headers: { 'Retry-After': '1' } });
   }
 }

@@ -1,6 +1,8 @@
 import swagger from '@fastify/swagger';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
+import { guides } from './guides.ts';
+import { OPERATION_DOCS } from './openapi-examples.ts';
 import { ACCEPTED_VERSIONS, CURRENT_VERSION } from './request-context.ts';
 
 /**
@@ -70,9 +72,12 @@ function documentedResponseHeaders(route: RouteOptions, status: string): Record<
     );
   }
   if (status === '4xx') {
-    headers['Retry-After'] = header('On a 429: whole seconds until the limit that refused resets.', {
-      type: 'integer',
-    });
+    headers['Retry-After'] = header(
+      'On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first.',
+      {
+        type: 'integer',
+      },
+    );
     headers['WWW-Authenticate'] = header('On a 401: `Bearer`.');
     headers['Allow'] = header('On a 405: the methods the path has.');
     if (methods.includes('POST'))
@@ -88,10 +93,7 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
       info: {
         title: 'Venue Workspace REST API',
         version: CURRENT_VERSION,
-        description:
-          "A venue business workspace's data for programs and software agents. Every answer carries " +
-          '`Request-Id`, `Service-Version` and `Cache-Control: no-store`; authenticated answers carry ' +
-          '`RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After`. Errors are RFC 9457 problem documents.',
+        description: guides(baseUrl),
       },
       servers: [{ url: baseUrl }],
       components: {
@@ -104,11 +106,21 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
       if (!schema) return { schema: schema as FastifySchema, url };
       const response = (schema as { response?: Record<string, object> }).response;
       const documented: Record<string, unknown> = { ...schema };
+      const method = ([] as string[]).concat(route.method)[0];
+      const doc = OPERATION_DOCS[`${method} ${route.url}`];
+      if (doc) documented.operationId = doc.operationId;
+      // A one-element `examples` becomes the media type's `example` (@fastify/swagger).
+      const body = (schema as { body?: object }).body;
+      if (body && doc?.request !== undefined) documented.body = { ...body, examples: [doc.request] };
       if (response) {
         documented.response = Object.fromEntries(
           Object.entries(response).map(([status, r]) => [
             status,
-            { ...r, headers: documentedResponseHeaders(route, status) },
+            {
+              ...r,
+              ...(status.startsWith('2') && doc ? { examples: [doc.response] } : {}),
+              headers: documentedResponseHeaders(route, status),
+            },
           ]),
         );
       }

@@ -4,21 +4,36 @@ import { ERROR_CODES } from '../errors.ts';
 /** The shapes only the HTTP edge speaks: problem documents and path parameters. */
 export const Problem = Type.Object(
   {
-    type: Type.String(),
-    title: Type.String(),
-    status: Type.Integer(),
-    code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c))),
-    detail: Type.String(),
-    request_id: Type.String(),
-    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
-    limit: Type.Optional(Type.String()),
+    type: Type.String({ description: 'A link to the page that explains `code`: `<errors url>#<code>`.' }),
+    title: Type.String({ description: 'A short summary of the code.' }),
+    status: Type.Integer({ description: 'The HTTP status.' }),
+    code: Type.Union(
+      ERROR_CODES.map((c) => Type.Literal(c)),
+      { description: 'What went wrong, for programs: branch on it.' },
+    ),
+    detail: Type.String({ description: 'What went wrong this time, for people.' }),
+    request_id: Type.String({ description: 'The `req_` id of the request: quote it when you report a failure.' }),
+    errors: Type.Optional(
+      Type.Array(
+        Type.Object({
+          field: Type.String({
+            description: 'Where: a body field (`address.postcode`), `querystring.<name>`, or a header name.',
+          }),
+          message: Type.String({ description: 'What is wrong with it.' }),
+        }),
+        { description: 'On a 400: each field that is wrong.' },
+      ),
+    ),
+    limit: Type.Optional(
+      Type.String({ description: 'On a 429: the name of the limit reached, such as `writes_per_minute`.' }),
+    ),
   },
   { $id: 'Problem', description: 'An RFC 9457 problem document (application/problem+json).' },
 );
 
 // No length cap here: an id of any malformed shape is a 404 (DECISIONS "HTTP and errors"),
 // which the services answer after isIdOf, before any query; the router caps length at 200.
-export const IdParams = Type.Object({ id: Type.String() });
+export const IdParams = Type.Object({ id: Type.String({ description: "The record's id." }) });
 
 const problemContent = (description: string) => ({
   description,

@@ -14,12 +14,26 @@ export function Nullable<T extends TSchema>(schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] });
 }
 
+/**
+ * The schema with a description of the field it types (the shared constants below carry
+ * none, or a generic one): every property in the OpenAPI document says what it holds.
+ * Symbol keys (TypeBox's Kind, Optional) are copied by the spread.
+ */
+export function described<T extends TSchema>(schema: T, description: string): T {
+  return { ...schema, description };
+}
+
 export const Instant = Type.String({ format: 'date-time', description: 'UTC, ISO 8601 with milliseconds and Z.' });
-export const NullableInstant = Nullable(Type.String({ format: 'date-time' }));
+export const NullableInstant = Nullable(
+  Type.String({ format: 'date-time', description: 'UTC, ISO 8601 with milliseconds and Z; null when not set.' }),
+);
 export const NullableString = Nullable(Type.String());
 export const NullableInteger = Nullable(Type.Integer());
 export const Cents = Type.Integer({ description: 'Whole cents.' });
-export const LocalDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' });
+export const LocalDate = Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+  description: "yyyy-MM-dd, the venue's own calendar day.",
+});
 export const LocalTime = Type.String({ pattern: '^\\d{2}:\\d{2}$', description: 'HH:mm, 24-hour, venue clock.' });
 export const Currency = Type.String({ pattern: '^[a-z]{3}$', description: 'Lowercase ISO 4217.' });
 
@@ -34,10 +48,14 @@ export function IdOf(prefix: string) {
 
 export function ListEnvelope<T extends TSchema>(item: T) {
   return Type.Object({
-    object: Type.Literal('list'),
-    data: Type.Array(item),
-    has_more: Type.Boolean(),
-    next_cursor: Type.Optional(Type.String({ description: 'Present only while has_more is true.' })),
+    object: Type.Literal('list', { description: 'Always `list`.' }),
+    data: Type.Array(item, { description: 'This page of records, newest first.' }),
+    has_more: Type.Boolean({ description: 'True while there are more records: ask again with `starting_after`.' }),
+    next_cursor: Type.Optional(
+      Type.String({
+        description: 'Pass it as `starting_after` for the next page; present only while has_more is true.',
+      }),
+    ),
   });
 }
 

@@ -11,9 +11,16 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
-/** `npm run build`: tsc to dist/, then the bundle (scripts/bundle.mjs) the processes run. */
+/**
+ * `npm run build`: tsc to dist/, then the bundle (scripts/bundle.mjs) the processes run, then
+ * venue-api-client's dist/, which `import 'venue-api-client'` loads in the client tests.
+ */
 function build(): void {
-  for (const args of [[TSC, '-p', 'tsconfig.build.json'], [join(ROOT, 'scripts', 'bundle.mjs')]]) {
+  for (const args of [
+    [TSC, '-p', 'tsconfig.build.json'],
+    [join(ROOT, 'scripts', 'bundle.mjs')],
+    [TSC, '-p', join('clients', 'typescript', 'tsconfig.json')],
+  ]) {
     const res = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
     if (res.status !== 0) {
       throw new Error(`npm run build failed (exit ${res.status ?? res.signal}):\n${res.stdout}${res.stderr}`);

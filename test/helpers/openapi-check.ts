@@ -23,7 +23,12 @@ export const HIDDEN_ROUTES: readonly { method: string; path: string | RegExp; wh
   { method: 'GET', path: '/ready', why: 'readiness probe' },
   { method: 'GET', path: '/metrics', why: 'Prometheus metrics' },
   { method: 'GET', path: '/openapi.json', why: 'the document itself' },
-  { method: 'GET', path: /^\/docs(\/[^/]+)+$/, why: 'HTML pages such as /docs/errors, which problem types link to' },
+  { method: 'GET', path: '/docs', why: 'the API reference page (HTML), which renders this document' },
+  {
+    method: 'GET',
+    path: /^\/docs(\/[^/]+)+$/,
+    why: 'HTML pages such as /docs/errors, which problem types link to, and the assets of the reference',
+  },
 ];
 
 /** A route a test registered for itself (makeTestApp's `routes`), outside the document. */

@@ -17,24 +17,24 @@ export const MAX_LENGTH = {
   postcode: 20,
 } as const;
 
-const text = (max: number) => Nullable(Type.String({ maxLength: max }));
+const text = (max: number, description: string) => Nullable(Type.String({ maxLength: max, description }));
 
 export const AddressBody = Type.Object(
   {
-    line1: Type.Optional(text(MAX_LENGTH.address_line)),
-    line2: Type.Optional(text(MAX_LENGTH.address_line)),
-    suburb: Type.Optional(text(MAX_LENGTH.address_part)),
-    state: Type.Optional(text(MAX_LENGTH.address_part)),
-    postcode: Type.Optional(text(MAX_LENGTH.postcode)),
-    country: Type.Optional(text(MAX_LENGTH.address_part)),
+    line1: Type.Optional(text(MAX_LENGTH.address_line, 'Street address.')),
+    line2: Type.Optional(text(MAX_LENGTH.address_line, 'Apartment, unit or building.')),
+    suburb: Type.Optional(text(MAX_LENGTH.address_part, 'Suburb or city.')),
+    state: Type.Optional(text(MAX_LENGTH.address_part, 'State or region.')),
+    postcode: Type.Optional(text(MAX_LENGTH.postcode, 'Postal code.')),
+    country: Type.Optional(text(MAX_LENGTH.address_part, 'Country.')),
   },
   { additionalProperties: false, description: 'Only the members sent change.' },
 );
 
 const optionalFields = {
-  last_name: Type.Optional(text(MAX_LENGTH.name)),
-  nickname: Type.Optional(text(MAX_LENGTH.name)),
-  company: Type.Optional(text(MAX_LENGTH.company)),
+  last_name: Type.Optional(text(MAX_LENGTH.name, 'Family name; null clears it.')),
+  nickname: Type.Optional(text(MAX_LENGTH.name, 'What the customer likes to be called; null clears it.')),
+  company: Type.Optional(text(MAX_LENGTH.company, 'The company the customer is with; null clears it.')),
   email: Type.Optional(
     Nullable(Type.String({ maxLength: MAX_LENGTH.email, description: 'Stored lowercase; once set it cannot change.' })),
   ),
@@ -46,10 +46,14 @@ const optionalFields = {
       Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'yyyy-MM-dd, a real date, not in the future.' }),
     ),
   ),
-  gender: Type.Optional(NullableEnum(['male', 'female', 'other'] as const)),
+  gender: Type.Optional(
+    NullableEnum(['male', 'female', 'other'] as const, { description: 'Stored, not shown in answers.' }),
+  ),
   adult: Type.Optional(Type.Boolean({ description: 'Age group; used only while there is no date of birth.' })),
   marketing_consent: Type.Optional(Type.Boolean({ description: 'Only false is accepted; true gives 403.' })),
-  how_heard_about_us: Type.Optional(text(MAX_LENGTH.how_heard_about_us)),
+  how_heard_about_us: Type.Optional(
+    text(MAX_LENGTH.how_heard_about_us, 'How the customer found the venue; stored, not shown in answers.'),
+  ),
   address: Type.Optional(AddressBody),
 };
 
@@ -77,9 +81,9 @@ export const ListBody = Type.Object(
 );
 
 export const TestDataRemoval = Type.Object({
-  object: Type.Literal('test_data_removal'),
-  customers: Type.Integer(),
-  tags: Type.Integer(),
-  list_memberships: Type.Integer(),
+  object: Type.Literal('test_data_removal', { description: 'Always `test_data_removal`.' }),
+  customers: Type.Integer({ description: 'Customers removed.' }),
+  tags: Type.Integer({ description: 'Tag memberships removed.' }),
+  list_memberships: Type.Integer({ description: 'List memberships removed.' }),
 });
 export type TestDataRemoval = Static<typeof TestDataRemoval>;

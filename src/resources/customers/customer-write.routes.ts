@@ -25,8 +25,12 @@ const IfMatchHeader = Type.Object({
   ),
 });
 // No length cap here: a malformed id is a 404 from the service (DECISIONS), not a 400.
-const TagParams = Type.Object({ id: Type.String(), tagId: Type.String() });
-const ListParams = Type.Object({ id: Type.String(), listId: Type.String() });
+const CustomerId = Type.String({ description: 'The `cus_` id of the customer.' });
+const TagParams = Type.Object({ id: CustomerId, tagId: Type.String({ description: 'The `tag_` id to remove.' }) });
+const ListParams = Type.Object({
+  id: CustomerId,
+  listId: Type.String({ description: 'The `lst_` id of the list to take the customer off.' }),
+});
 
 const versioned = (r: CustomerResult): Presented => ({ body: r.record, headers: { ETag: etagOf(r.version) } });
 const plain = (body: unknown): Presented => ({ body });

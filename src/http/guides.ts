@@ -1,0 +1,135 @@
+import { ERROR_CATALOGUE, ERROR_CODES } from '../errors.ts';
+import { REFUSED_KEYS_PER_MINUTE } from '../limits/limits.ts';
+import {
+  DEFAULT_KEY_LIMITS,
+  DEFAULT_WORKSPACE_REQUESTS_PER_MINUTE,
+  MAX_KEYS_PER_WORKSPACE,
+} from '../resources/keys/key.model.ts';
+import { CURRENT_VERSION } from './request-context.ts';
+
+/**
+ * The guides an integrator reads before the reference (issue 12): the OpenAPI document's
+ * `info.description`, markdown, so the /docs page, a code generator and an agent reading
+ * /openapi.json all get them. Figures (limits, error codes, the version) come from the
+ * modules that enforce them, so the guides cannot drift from the behaviour.
+ */
+const n = (value: number) => value.toLocaleString('en-US');
+
+/** The headings, in order: the /docs test checks each one is shown. */
+export const GUIDE_TITLES = [
+  'Authentication',
+  'Versioning',
+  'Pagination',
+  'Idempotency',
+  'Concurrency',
+  'Errors',
+  'Limits',
+] as const;
+
+export function guides(baseUrl: string): string {
+  const base = baseUrl || 'http://127.0.0.1:8080';
+  const auth = `-H "Authorization: Bearer $VENUE_KEY" -H "Service-Version: ${CURRENT_VERSION}"`;
+  const l = DEFAULT_KEY_LIMITS;
+  const errorRows = ERROR_CODES.map((code) => {
+    const e = ERROR_CATALOGUE[code];
+    return `| ${e.status} | \`${code}\` | ${e.title}. | ${e.hint.replace(/\|/g, '\\|')} |`;
+  }).join('\n');
+
+  return `A venue business workspace's data (venues, customers, bookings, orders, events, tickets, gift cards, …) for programs and software agents.
+
+Every answer carries \`Request-Id\`, \`Service-Version\` and \`Cache-Control: no-store\`; authenticated answers carry \`RateLimit-Policy\` and \`RateLimit\`; a 429 carries \`Retry-After\`. Errors are RFC 9457 problem documents. A typed TypeScript client, \`venue-api-client\`, wraps all of this (paging, retries, idempotency keys, \`If-Match\`).
+
+## Authentication
+
+Send your key as a bearer token on every request:
+
+\`\`\`sh
+curl -s ${base}/key ${auth}
+\`\`\`
+
+- **Test and live.** A key is \`vw_test_…\` or \`vw_live_…\`. A test key sees and writes only test customers, bookings and orders (\`livemode: false\`); venues, activities, packages, events, lists and tags are shared; tickets and gift cards are real records only, so a test key sees none. \`DELETE /test-data\` (test keys only) removes what test keys wrote.
+- **Read and write.** A \`read\` key gets 403 \`forbidden\` on every write; a \`read_write\` key may make the writes in its \`can_write\`.
+- **Restricted.** A \`restricted\` key reads only the collections in its \`can_read\` and writes only the entries in its \`can_write\` (\`customers.create\`, \`customers.update\`, \`customers.delete\`, \`customers.tags\`, \`customers.lists\`, \`test_data.delete\`); anything else is 403 \`forbidden\`.
+- **Masked.** A key with \`contacts_masked: true\` never sees an email or phone in full: \`j***@example.com\`, \`+*********78\`. An exact \`GET /customers?email=\` look-up still works.
+- \`GET /key\` answers what the calling key may do, its expiry and its limits. A missing, wrong, expired or revoked key is 401 \`unauthorized\`; a paused key is 403 \`key_paused\` until a person resumes it.
+
+## Versioning
+
+Send \`Service-Version\` with a date; the current version is \`${CURRENT_VERSION}\`. Without the header you get the current version, so pin it: behaviour you built against then never changes under you. An unknown version is 400 \`unsupported_version\`, whose \`detail\` lists the accepted ones. Every answer's \`Service-Version\` header says which version served it.
+
+\`\`\`sh
+curl -si ${base}/venues ${auth} | grep -i '^service-version'
+\`\`\`
+
+## Pagination
+
+Lists answer \`{ "object": "list", "data": [...], "has_more": true, "next_cursor": "…" }\`, newest first. \`limit\` is 1 to 100 (default 25). To walk a collection, pass the previous page's \`next_cursor\` as \`starting_after\` until \`has_more\` is false. Cursors are keyset positions, not offsets: rows created while you page never make you see a row twice or skip one. A cursor is bound to its collection and filters; elsewhere it is 400.
+
+\`\`\`sh
+curl -s "${base}/customers?limit=100" ${auth}
+curl -s "${base}/customers?limit=100&starting_after=$NEXT_CURSOR" ${auth}
+\`\`\`
+
+**Syncing.** Keep the time you started a full walk; next time, pass it as \`updated_since\` (ISO 8601 with an offset) to get only the rows changed at or after it, then page as above.
+
+\`\`\`sh
+curl -s "${base}/customers?updated_since=2026-10-08T00:00:00Z" ${auth}
+\`\`\`
+
+## Idempotency
+
+Every POST needs an \`Idempotency-Key\` header (up to 255 characters; a UUID is ideal); without it the answer is 428 \`precondition_required\`. Retry a POST that failed on the network with the same key: if the first one was written, you get its stored answer (status and body byte for byte) with \`Idempotent-Replayed: true\`, and nothing is written twice. Keys are kept 24 hours, per API key.
+
+\`\`\`sh
+curl -s -X POST ${base}/customers ${auth} \\
+  -H "Idempotency-Key: 0b7f6c1e-2a51-4c47-9a36-6f3f4e1c9d10" -H "Content-Type: application/json" \\
+  -d '{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}'
+\`\`\`
+
+- The same key with another method, path or body is 422 \`idempotency_mismatch\`: use a new key for a new request.
+- The same key while its first request is still running is 409 \`conflict\`: wait a moment and retry with the same key.
+- Refusals before the request ran (401, 403 from the key, 428, 429, 400 from validation) are not stored, so you can fix and retry with the same key.
+
+## Concurrency
+
+Every customer carries \`version\`, and every answer about one record carries \`ETag: "<version>"\`. Send it back as \`If-Match\` on a PATCH: if the customer changed since you read it, the answer is 412 \`precondition_failed\` and nothing is written. Read it again, check your change still makes sense, and retry with the new version. \`If-None-Match\` on a GET of one record answers 304 while your copy is current.
+
+\`\`\`sh
+curl -s -X PATCH ${base}/customers/$CUSTOMER_ID ${auth} \\
+  -H 'If-Match: "3"' -H "Content-Type: application/json" -d '{"nickname":"Ada"}'
+\`\`\`
+
+## Errors
+
+Errors are \`application/problem+json\` with \`type\`, \`title\`, \`status\`, \`code\`, \`detail\` and \`request_id\`; a 400 adds \`errors\` (\`field\` and \`message\` each), a 429 adds \`limit\`. Branch on \`code\`, never on \`detail\`; quote \`request_id\` when you report a failure. Each \`type\` links to a page that explains its code.
+
+\`\`\`sh
+curl -s "${base}/customers?limit=500" ${auth}
+# {"type":"…#invalid_request","title":"The request is not valid","status":400,"code":"invalid_request",…}
+\`\`\`
+
+| Status | \`code\` | Meaning | What to do |
+|---|---|---|---|
+${errorRows}
+
+## Limits
+
+| What | Default | Counted |
+|---|---|---|
+| Requests | ${n(l.requests_per_minute)} a minute, ${n(l.requests_per_day)} a day | per key |
+| Requests | ${n(DEFAULT_WORKSPACE_REQUESTS_PER_MINUTE)} a minute | per workspace, across its keys |
+| Writes (POST, PATCH) | ${n(l.writes_per_minute)} a minute, ${n(l.writes_per_day)} a day | per key |
+| Removals (every DELETE) | ${n(l.removals_per_day)} a day | per key |
+| Refused keys (401 answers) | ${n(REFUSED_KEYS_PER_MINUTE)} a minute | per address (IPv6 per /64) |
+| Page size | 1 to ${l.page_size_max}, default ${l.page_size_default} | per request |
+| Request body | 64 KiB | per request |
+| Idempotency-Key | 255 characters | per request |
+| Keys | ${MAX_KEYS_PER_WORKSPACE} not revoked | per workspace |
+
+Minutes are fixed 60-second windows; days reset at 00:00 UTC. \`GET /key\` shows the figures in force for your key. Every authenticated answer carries \`RateLimit-Policy: "default";q=<requests a minute>;w=60\` and \`RateLimit: "default";r=<left this minute>;t=<seconds to reset>\`. When a limit is reached the answer is 429 \`rate_limited\`, its \`limit\` names the limit (\`requests_per_minute\`, \`requests_per_day\`, \`writes_per_minute\`, \`writes_per_day\`, \`removals_per_day\`, \`workspace_requests_per_minute\`, \`refused_keys_per_minute\`) and \`Retry-After\` says how many seconds to wait; a refused request counts against nothing.
+
+\`\`\`sh
+curl -si ${base}/key ${auth} | grep -i '^ratelimit'
+\`\`\`
+`;
+}

@@ -1,0 +1,39 @@
+import { readFileSync } from 'node:fs';
+import type { OpenAPI3 } from 'openapi-typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateClientFiles, type GeneratedFiles } from '../../scripts/client-types.ts';
+import { makeTestApp, type TestApp } from '../helpers/app.ts';
+import { ENGINES } from '../helpers/storage.ts';
+
+/**
+ * venue-api-client's generated types are committed (clients/typescript/src/generated/); they
+ * must be what `npm run client:generate` would write from the served /openapi.json now, so a
+ * change to a schema that is not followed by a regeneration fails CI.
+ */
+const GENERATED = new URL('../../clients/typescript/src/generated/', import.meta.url);
+
+describe('venue-api-client generated types', () => {
+  let t: TestApp;
+  let document: OpenAPI3;
+  beforeAll(async () => {
+    t = await makeTestApp(ENGINES[0]!);
+    document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as OpenAPI3;
+  });
+  afterAll(async () => t?.close());
+
+  it('are current: regenerating from the served document changes nothing (else run npm run client:generate)', async () => {
+    const files = await generateClientFiles(document);
+    for (const name of Object.keys(files) as (keyof GeneratedFiles)[]) {
+      expect(readFileSync(new URL(name, GENERATED), 'utf8'), name).toBe(files[name]);
+    }
+  });
+
+  it('would be found stale after a schema change', async () => {
+    const changed = structuredClone(document) as unknown as { paths: Record<string, Record<string, unknown>> };
+    changed.paths['/key']!.get = { ...(changed.paths['/key']!.get as object), summary: 'Renamed in this test' };
+    const files = await generateClientFiles(changed as unknown as OpenAPI3);
+    expect(readFileSync(new URL('openapi.ts', GENERATED), 'utf8')).not.toBe(files['openapi.ts']);
+    const bumped = await generateClientFiles({ ...document, info: { ...document.info, version: '2099-01-01' } });
+    expect(readFileSync(new URL('version.ts', GENERATED), 'utf8')).not.toBe(bumped['version.ts']);
+  });
+});

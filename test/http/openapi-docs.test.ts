@@ -1,0 +1,152 @@
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../src/errors.ts';
+import { GUIDE_TITLES } from '../../src/http/guides.ts';
+import { LIMITS } from '../../src/limits/limits.ts';
+import { makeTestApp, type TestApp } from '../helpers/app.ts';
+import { ENGINES } from '../helpers/storage.ts';
+
+/**
+ * Issue 12: the served /openapi.json is what /docs renders and what the client is generated
+ * from. Every property says what it holds, every operation has an example its own schema
+ * accepts, the guides are there, and a real OpenAPI linter finds nothing. The document does
+ * not depend on the engine, so one is enough.
+ */
+type Schema = Record<string, unknown>;
+type Operation = {
+  operationId?: string;
+  parameters?: { name: string; in: string; description?: string; schema?: Schema }[];
+  requestBody?: { content: Record<string, { schema: Schema; example?: unknown }> };
+  responses: Record<string, { content?: Record<string, { schema: Schema; example?: unknown }> }>;
+};
+type Doc = {
+  info: { description: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema> };
+};
+
+/** Every property of every object schema in the document, by its JSON pointer. */
+function undescribedProperties(node: unknown, pointer: string, found: string[] = []): string[] {
+  if (Array.isArray(node)) {
+    for (const [i, child] of node.entries()) undescribedProperties(child, `${pointer}/${i}`, found);
+    return found;
+  }
+  if (!node || typeof node !== 'object') return found;
+  const properties = (node as { properties?: Record<string, Schema> }).properties;
+  if (properties && typeof properties === 'object') {
+    for (const [name, schema] of Object.entries(properties)) {
+      if (typeof schema.description !== 'string' && typeof schema.$ref !== 'string')
+        found.push(`${pointer}/properties/${name}`);
+    }
+  }
+  for (const [key, child] of Object.entries(node)) undescribedProperties(child, `${pointer}/${key}`, found);
+  return found;
+}
+
+function operations(doc: Doc): [string, Operation][] {
+  return Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as [string, Operation]),
+  );
+}
+
+/** A section of the guides: from its heading to the next one of the same level. */
+function section(markdown: string, title: string): string {
+  const start = markdown.indexOf(`\n## ${title}\n`);
+  if (start < 0) return '';
+  const end = markdown.indexOf('\n## ', start + 4);
+  return markdown.slice(start, end < 0 ? undefined : end);
+}
+
+describe('the published OpenAPI document', () => {
+  let t: TestApp;
+  let doc: Doc;
+  let source: string;
+
+  beforeAll(async () => {
+    t = await makeTestApp(ENGINES[0]!);
+    const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    source = res.body;
+    doc = JSON.parse(source) as Doc;
+  });
+  afterAll(async () => t?.close());
+
+  it('describes every property of every schema, and every parameter', () => {
+    expect(undescribedProperties(doc, '#')).toEqual([]);
+    const bare = operations(doc).flatMap(([name, op]) =>
+      (op.parameters ?? [])
+        .filter((p) => !p.description && typeof p.schema?.description !== 'string')
+        .map((p) => `${name} ${p.in} ${p.name}`),
+    );
+    expect(bare).toEqual([]);
+  });
+
+  it('gives every operation a unique operationId and examples its own schemas accept', () => {
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema({ components: doc.components }, 'openapi');
+    const compile = (schema: Schema) =>
+      ajv.compile(JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"openapi#/components/')));
+    const problems: string[] = [];
+    const ids = new Set<string>();
+    for (const [name, op] of operations(doc)) {
+      if (!op.operationId || ids.has(op.operationId)) problems.push(`${name}: operationId ${op.operationId}`);
+      ids.add(op.operationId ?? '');
+      const success = Object.entries(op.responses).filter(([status]) => /^2\d\d$/.test(status));
+      expect(success.length, name).toBeGreaterThan(0);
+      for (const [status, response] of success) {
+        const media = response.content?.['application/json'];
+        if (!media) continue;
+        if (media.example === undefined) problems.push(`${name} ${status}: no example`);
+        else if (!compile(media.schema)(media.example)) problems.push(`${name} ${status}: ${ajv.errorsText()}`);
+      }
+      const body = op.requestBody?.content['application/json'];
+      if (body) {
+        if (body.example === undefined) problems.push(`${name} request: no example`);
+        else {
+          const validate = compile(body.schema);
+          if (!validate(body.example)) problems.push(`${name} request: ${ajv.errorsText(validate.errors)}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('an example that breaks its schema is caught (the check above can fail)', () => {
+    const ajv = new Ajv({ strict: false });
+    addFormats.default(ajv);
+    const op = doc.paths['/customers']!.post!;
+    const media = op.responses['201']!.content!['application/json']!;
+    const broken = { ...(media.example as object), version: 4 };
+    expect(ajv.validate(media.schema, media.example)).toBe(true);
+    expect(ajv.validate(media.schema, broken)).toBe(false);
+  });
+
+  it('carries the guides, each with a curl example, every error code and every limit', () => {
+    const guides = doc.info.description;
+    for (const title of GUIDE_TITLES) {
+      const text = section(guides, title);
+      expect(text, title).not.toBe('');
+      expect(text, title).toMatch(/```sh\ncurl -s/);
+    }
+    const errors = section(guides, 'Errors');
+    for (const code of ERROR_CODES) expect(errors).toContain(`\`${code}\``);
+    const limits = section(guides, 'Limits');
+    for (const name of Object.keys(LIMITS)) expect(limits).toContain(`\`${name}\``);
+    for (const header of ['RateLimit-Policy', 'RateLimit:', 'Retry-After']) expect(limits).toContain(header);
+    // The server's own base URL, so the examples work as printed.
+    expect(guides).toContain('curl -s http://api.test/key');
+  });
+
+  it('is clean under Redocly recommended-strict rules', async () => {
+    const config = await createConfig({
+      extends: ['recommended-strict'],
+      // The API is not published under a licence; there is none to name.
+      rules: { 'info-license': 'off' },
+    });
+    const problems = await lintFromString({ source, absoluteRef: 'openapi.json', config });
+    expect(problems.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
+  });
+});
