@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
+import { isBusy } from '../db/busy.ts';
 import { ApiError, invalid, toProblem, type FieldError } from '../errors.ts';
 
 /**
@@ -93,6 +94,20 @@ export function installProblemHandlers(app: FastifyInstance, errorsUrl: string):
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof ApiError) return sendProblem(reply, error, errorsUrl);
+    if (isBusy(error)) {
+      // Another process (the CLI, the sqlite3 shell) holds SQLite's write lock: the write
+      // rolled back or never began, so the same request (Idempotency-Key too) can be retried.
+      request.log.warn('the database is locked by another process; answered 503');
+      return sendProblem(
+        reply,
+        new ApiError(
+          'service_unavailable',
+          'The database is busy with another process; nothing was written. Retry after a moment.',
+          { headers: { 'Retry-After': '1' } },
+        ),
+        errorsUrl,
+      );
+    }
     const mapped = fromFastify(error);
     if (mapped) return sendProblem(reply, mapped, errorsUrl);
     request.log.error({ err: error }, 'unexpected error');

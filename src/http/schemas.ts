@@ -10,7 +10,13 @@ export const Problem = Type.Object(
     code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c))),
     detail: Type.String(),
     request_id: Type.String(),
-    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+    errors: Type.Optional(
+      Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
+        maxItems: 20,
+        description: 'The first 20 field errors; `errors_total` says how many there were when there were more.',
+      }),
+    ),
+    errors_total: Type.Optional(Type.Integer({ description: 'How many field errors there were, when over 20.' })),
     limit: Type.Optional(Type.String()),
   },
   { $id: 'Problem', description: 'An RFC 9457 problem document (application/problem+json).' },

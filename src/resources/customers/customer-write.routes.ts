@@ -19,11 +19,12 @@ const IdempotencyHeader = Type.Object({
     Type.String({ maxLength: 255, description: 'Required (428 without it); reuse it only to retry the same request.' }),
   ),
 });
-const IfMatchHeader = Type.Object({
-  'if-match': Type.Optional(
-    Type.String({ description: 'The ETag you read ("<version>"); 412 when the customer changed since.' }),
-  ),
-});
+const ifMatch = Type.Optional(
+  Type.String({ description: 'The ETag you read ("<version>"); 412 when the customer changed since.' }),
+);
+const IfMatchHeader = Type.Object({ 'if-match': ifMatch });
+// The tag and list additions are POSTs: their Idempotency-Key, and If-Match like every customer write.
+const IdempotencyIfMatchHeaders = Type.Object({ ...IdempotencyHeader.properties, 'if-match': ifMatch });
 // No length cap here: a malformed id is a 404 from the service (DECISIONS), not a 400.
 const TagParams = Type.Object({ id: Type.String(), tagId: Type.String() });
 const ListParams = Type.Object({ id: Type.String(), listId: Type.String() });
@@ -105,11 +106,12 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
       status: 200,
       response: DeletedCustomer,
       params: IdParams,
+      headers: IfMatchHeader,
     }),
     async (request, reply) =>
       answerWrite(request, reply, {
         service: deleteCustomer,
-        input: { id: request.params.id },
+        input: { id: request.params.id, ifMatch: parseIfMatch(request.headers['if-match']) },
         status: 200,
         present: plain,
       }),
@@ -124,10 +126,10 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
       response: Customer,
       params: IdParams,
       body: TagBody,
-      headers: IdempotencyHeader,
+      headers: IdempotencyIfMatchHeaders,
     }),
     async (request, reply) => {
-      const input = { customerId: request.params.id, kind: 'tag' as const, id: request.body.tag, member: true };
+      const input = { customerId: request.params.id, kind: 'tag' as const, id: request.body.tag, member: true, ifMatch: parseIfMatch(request.headers['if-match']) };
       return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
     },
   );
@@ -140,9 +142,10 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
       status: 200,
       response: Customer,
       params: TagParams,
+      headers: IfMatchHeader,
     }),
     async (request, reply) => {
-      const input = { customerId: request.params.id, kind: 'tag' as const, id: request.params.tagId, member: false };
+      const input = { customerId: request.params.id, kind: 'tag' as const, id: request.params.tagId, member: false, ifMatch: parseIfMatch(request.headers['if-match']) };
       return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
     },
   );
@@ -156,10 +159,10 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
       response: Customer,
       params: IdParams,
       body: ListBody,
-      headers: IdempotencyHeader,
+      headers: IdempotencyIfMatchHeaders,
     }),
     async (request, reply) => {
-      const input = { customerId: request.params.id, kind: 'list' as const, id: request.body.list, member: true };
+      const input = { customerId: request.params.id, kind: 'list' as const, id: request.body.list, member: true, ifMatch: parseIfMatch(request.headers['if-match']) };
       return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
     },
   );
@@ -172,9 +175,10 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
       status: 200,
       response: Customer,
       params: ListParams,
+      headers: IfMatchHeader,
     }),
     async (request, reply) => {
-      const input = { customerId: request.params.id, kind: 'list' as const, id: request.params.listId, member: false };
+      const input = { customerId: request.params.id, kind: 'list' as const, id: request.params.listId, member: false, ifMatch: parseIfMatch(request.headers['if-match']) };
       return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
     },
   );
