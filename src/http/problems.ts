@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import { isBusy } from '../db/busy.ts';
 import { ApiError, invalid, toProblem, type FieldError } from '../errors.ts';
+import { NOSNIFF } from './security-headers.ts';
 
 /**
  * The one place an error becomes an answer: an RFC 9457 problem document. Anything that
@@ -68,6 +69,8 @@ export function frameworkErrors(errorsUrl: string, version: string) {
     reply.header('Request-Id', reply.request.id);
     reply.header('Cache-Control', 'no-store');
     reply.header('Service-Version', version);
+    // No hook runs for these: the security header is set here (src/http/security-headers.ts).
+    reply.header('X-Content-Type-Options', NOSNIFF);
     // An id longer than any id can be names no record: 404, as DECISIONS says for bad ids.
     const err =
       error.code === 'FST_ERR_MAX_PARAM_LENGTH'
