@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
+import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
+import { runCliProcess } from '../helpers/server-process.ts';
 import { ENGINES } from '../helpers/storage.ts';
 import { countRows, createCustomer, makeTag, roomy } from '../helpers/writes.ts';
 
@@ -132,5 +134,49 @@ describe.skipIf(!ENGINES.includes('sqlite'))('a busy SQLite file', () => {
     });
     expect(patched.statusCode).toBe(200);
     expect(patched.json().version).toBe(String(Number(c.version) + 1));
+  });
+
+  it('a seed by the CLI writes in short transactions: the server writes between them while it runs', async () => {
+    const seeded = await createWorkspace(t.storage.db, t.clock.fn, { name: 'Seeded' });
+    const total = 4_000;
+    const seededCustomers = async () =>
+      Number(
+        (
+          await t.storage.db
+            .selectFrom('customers')
+            .select((eb) => eb.fn.countAll<number | string>().as('n'))
+            .where('workspace_id', '=', seeded.id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    let done = false;
+    const seed = runCliProcess(['seed', '--workspace', seeded.id, '--customers', String(total), '--json'], {
+      DATABASE_URL: t.storage.url,
+    }).finally(() => (done = true));
+    // A write of the server's, made after the seed's first commit and before its last: with the
+    // whole seed in one transaction, the count would jump from none to all and this never happen.
+    let between: { before: number; after: number; status: number } | null = null;
+    const statuses = new Set<number>();
+    while (!done && between === null) {
+      const before = await seededCustomers();
+      if (before === 0 || before === total) {
+        await new Promise((r) => setTimeout(r, 5));
+        continue;
+      }
+      const res = await t.call(t.keys.test, {
+        method: 'POST',
+        url: '/customers',
+        payload: { first_name: 'Between' },
+        headers: { 'idempotency-key': randomUUID() },
+      });
+      statuses.add(res.statusCode);
+      if (res.statusCode === 503) continue;
+      const after = await seededCustomers();
+      if (after < total) between = { before, after, status: res.statusCode };
+    }
+    const result = await seed;
+    expect(result.code, result.stderr).toBe(0);
+    expect(between, `statuses seen: ${[...statuses].join(', ')}`).toMatchObject({ status: 201 });
+    expect(await seededCustomers()).toBe(total);
   });
 });
