@@ -61,7 +61,7 @@ export const ERROR_CATALOGUE = {
   request_timeout: {
     status: 408,
     title: 'The request took too long to arrive',
-    hint: 'The whole request (headers and body) must arrive within the server\'s request timeout (30 seconds unless configured otherwise). Send it again on a new connection.',
+    hint: "The whole request (headers and body) must arrive within the server's request timeout (30 seconds unless configured otherwise). Send it again on a new connection.",
   },
   precondition_failed: {
     status: 412,

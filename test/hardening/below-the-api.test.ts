@@ -48,7 +48,10 @@ describe(`answers from below the API on ${engine}`, () => {
   it('malformed HTTP is a 400 invalid_request problem', async () => {
     expectProblem(await exchange(port, 'THIS IS NOT HTTP\r\n\r\n'), 400, 'invalid_request');
     expectProblem(
-      await exchange(port, 'POST /customers HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello'),
+      await exchange(
+        port,
+        'POST /customers HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello',
+      ),
       400,
       'invalid_request',
     );

@@ -19,7 +19,10 @@ const depth = fc.oneof(
 );
 const fieldCount = fc.oneof(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 5, max: 4_000 }));
 const padding = fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 60_000, max: 70_000 }));
-const text = fc.oneof(fc.constantFrom('Ada', 'Zoë', '日本', '[{"', '\\"'), fc.string({ unit: 'grapheme', maxLength: 12 }));
+const text = fc.oneof(
+  fc.constantFrom('Ada', 'Zoë', '日本', '[{"', '\\"'),
+  fc.string({ unit: 'grapheme', maxLength: 12 }),
+);
 const encoding = fc.constantFrom('utf-8', 'utf-8-bom', 'broken-utf-8', 'utf-16le', 'latin1');
 const charset = fc.constantFrom(null, 'utf-8', 'UTF-8', 'utf-16', 'iso-8859-1', '"utf8"');
 const shape = fc.record({
@@ -38,7 +41,10 @@ type Shape = typeof shape extends fc.Arbitrary<infer T> ? T : never;
 function bodyOf(s: Shape): Buffer {
   const open = s.nestIn.repeat(s.depth);
   const close = (s.nestIn === '[' ? ']' : '}').repeat(s.depth);
-  const parts = [`"first_name":${JSON.stringify(s.name)}`, `"last_name":${open}${JSON.stringify('x'.repeat(s.padding))}${close}`];
+  const parts = [
+    `"first_name":${JSON.stringify(s.name)}`,
+    `"last_name":${open}${JSON.stringify('x'.repeat(s.padding))}${close}`,
+  ];
   for (let i = 0; i < s.fields; i++) parts.push(`"u${i}":${i}`);
   let json = `{${parts.join(',')}}`;
   if (s.truncate) json = json.slice(0, Math.max(1, json.length - 3));

@@ -73,7 +73,10 @@ describe.each(ENGINES)('hostile JSON bodies on %s', (engine) => {
 
   it('item 5: bytes that are not UTF-8 are a 400, not text with U+FFFD in it', async () => {
     for (const bad of [
-      Buffer.from([0x7b, 0x22, 0x66, 0x69, 0x72, 0x73, 0x74, 0x5f, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]),
+      Buffer.from([
+        0x7b, 0x22, 0x66, 0x69, 0x72, 0x73, 0x74, 0x5f, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22,
+        0x7d,
+      ]),
       Buffer.concat([Buffer.from('{"first_name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
       Buffer.concat([Buffer.from('{"first_name":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]), // a surrogate
     ]) {
@@ -82,7 +85,10 @@ describe.each(ENGINES)('hostile JSON bodies on %s', (engine) => {
       expectRefused(res, 'invalid_request');
       expect(res.json().detail).toContain('UTF-8');
     }
-    const patched = await send('PATCH', Buffer.concat([Buffer.from('{"last_name":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]));
+    const patched = await send(
+      'PATCH',
+      Buffer.concat([Buffer.from('{"last_name":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]),
+    );
     expect(patched.statusCode).toBe(400);
     expect(await counts()).toEqual(before);
     const read = await t.call(t.keys.test, { method: 'GET', url: `/customers/${id}` });
@@ -101,7 +107,11 @@ describe.each(ENGINES)('hostile JSON bodies on %s', (engine) => {
       expectRefused(res, 'unsupported_media_type');
     }
     expect(await counts()).toEqual(before);
-    for (const type of ['application/json; charset=utf-8', 'application/json; charset="UTF-8"', 'application/json;charset=utf8']) {
+    for (const type of [
+      'application/json; charset=utf-8',
+      'application/json; charset="UTF-8"',
+      'application/json;charset=utf8',
+    ]) {
       expect((await send('POST', '{"first_name":"Named"}', type)).statusCode).toBe(201);
     }
     before = await counts();

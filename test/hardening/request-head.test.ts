@@ -35,7 +35,10 @@ describe.each(ENGINES)('the request head on %s', (engine) => {
       expect(problem(res), query).toEqual({ status: 400, code: 'invalid_request' });
       expect(res.json().errors).toEqual([{ field: 'query', message: 'is not well-formed percent-encoded UTF-8' }]);
     }
-    const fine = await t.call(t.keys.test, { method: 'GET', url: `/customers?email=${encodeURIComponent('zoë@example.com')}` });
+    const fine = await t.call(t.keys.test, {
+      method: 'GET',
+      url: `/customers?email=${encodeURIComponent('zoë@example.com')}`,
+    });
     expect(fine.statusCode).toBe(200);
   });
 
@@ -95,7 +98,8 @@ describe.each(ENGINES)('the request head on %s', (engine) => {
     const cases: { path: string; name: string; where: string }[] = [];
     for (const [path, ops] of Object.entries(doc.paths)) {
       const params = ops.get?.parameters ?? [];
-      for (const p of params) if (numeric(p) && (p.in === 'query' || p.in === 'path')) cases.push({ path, name: p.name, where: p.in });
+      for (const p of params)
+        if (numeric(p) && (p.in === 'query' || p.in === 'path')) cases.push({ path, name: p.name, where: p.in });
     }
     expect(cases.length).toBeGreaterThan(0);
     for (const c of cases) {

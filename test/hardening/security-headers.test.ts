@@ -41,7 +41,9 @@ describe.each(ENGINES)('security headers on %s', (engine) => {
   it('HTML gets a strict Content-Security-Policy: nothing loads or runs but its own style, by hash', async () => {
     const res = await t.call(null, { method: 'GET', url: '/docs/errors' });
     const csp = String(res.headers['content-security-policy']);
-    expect(csp).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/);
+    expect(csp).toMatch(
+      /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/,
+    );
     expect(csp).not.toContain('unsafe');
     // The hash is that of the page's one <style>, so the page still renders as designed.
     const style = /<style>([^<]*)<\/style>/.exec(res.body)![1]!;
@@ -58,7 +60,11 @@ describe.each(ENGINES)('security headers on %s', (engine) => {
       headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
     });
     expect(preflight.statusCode).toBe(405);
-    const read = await t.call(t.keys.test, { method: 'GET', url: '/customers', headers: { origin: 'https://evil.example' } });
+    const read = await t.call(t.keys.test, {
+      method: 'GET',
+      url: '/customers',
+      headers: { origin: 'https://evil.example' },
+    });
     for (const res of [preflight, read]) {
       expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
     }

@@ -34,7 +34,11 @@ function expectTimeoutProblem(text: string, closed: boolean) {
   expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(answer.headers['x-content-type-options']).toBe('nosniff');
   const problem = JSON.parse(answer.body);
-  expect(problem).toMatchObject({ status: 408, code: 'request_timeout', type: expect.stringMatching(/#request_timeout$/) });
+  expect(problem).toMatchObject({
+    status: 408,
+    code: 'request_timeout',
+    type: expect.stringMatching(/#request_timeout$/),
+  });
   expect(problem.request_id).toMatch(/^req_/);
   expect(answer.headers['request-id']).toBe(problem.request_id);
   expect(answer.closed).toBe(true);

@@ -27,7 +27,10 @@ async function holdWriteLock(path: string): Promise<{ release(): Promise<void> }
     process.stdout.write('locked\\n');
     process.stdin.once('data', () => { db.exec('ROLLBACK'); db.close(); process.exit(0); });
   `;
-  const child: ChildProcess = spawn(process.execPath, ['-e', script, path], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, ['-e', script, path], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   await new Promise<void>((resolve, reject) => {
@@ -107,7 +110,9 @@ describe.skipIf(!ENGINES.includes('sqlite'))('a busy SQLite file', () => {
     const tag = await makeTag(t, 'Busy');
     lock = await holdWriteLock(t.storage.url);
 
-    busyProblem(await t.call(t.keys.test, { method: 'PATCH', url: `/customers/${c.id}`, payload: { last_name: 'After' } }));
+    busyProblem(
+      await t.call(t.keys.test, { method: 'PATCH', url: `/customers/${c.id}`, payload: { last_name: 'After' } }),
+    );
     busyProblem(await t.call(t.keys.test, { method: 'DELETE', url: `/customers/${c.id}` }));
     busyProblem(
       await t.call(t.keys.test, {

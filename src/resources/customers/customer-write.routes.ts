@@ -129,7 +129,13 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
       headers: IdempotencyIfMatchHeaders,
     }),
     async (request, reply) => {
-      const input = { customerId: request.params.id, kind: 'tag' as const, id: request.body.tag, member: true, ifMatch: parseIfMatch(request.headers['if-match']) };
+      const input = {
+        customerId: request.params.id,
+        kind: 'tag' as const,
+        id: request.body.tag,
+        member: true,
+        ifMatch: parseIfMatch(request.headers['if-match']),
+      };
       return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
     },
   );
@@ -145,7 +151,13 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
       headers: IfMatchHeader,
     }),
     async (request, reply) => {
-      const input = { customerId: request.params.id, kind: 'tag' as const, id: request.params.tagId, member: false, ifMatch: parseIfMatch(request.headers['if-match']) };
+      const input = {
+        customerId: request.params.id,
+        kind: 'tag' as const,
+        id: request.params.tagId,
+        member: false,
+        ifMatch: parseIfMatch(request.headers['if-match']),
+      };
       return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
     },
   );
@@ -162,7 +174,13 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
       headers: IdempotencyIfMatchHeaders,
     }),
     async (request, reply) => {
-      const input = { customerId: request.params.id, kind: 'list' as const, id: request.body.list, member: true, ifMatch: parseIfMatch(request.headers['if-match']) };
+      const input = {
+        customerId: request.params.id,
+        kind: 'list' as const,
+        id: request.body.list,
+        member: true,
+        ifMatch: parseIfMatch(request.headers['if-match']),
+      };
       return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
     },
   );
@@ -178,7 +196,13 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
       headers: IfMatchHeader,
     }),
     async (request, reply) => {
-      const input = { customerId: request.params.id, kind: 'list' as const, id: request.params.listId, member: false, ifMatch: parseIfMatch(request.headers['if-match']) };
+      const input = {
+        customerId: request.params.id,
+        kind: 'list' as const,
+        id: request.params.listId,
+        member: false,
+        ifMatch: parseIfMatch(request.headers['if-match']),
+      };
       return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
     },
   );

@@ -105,7 +105,10 @@ export type IfMatch = string[] | '*' | null;
  */
 export function requireVersion(ifMatch: IfMatch | undefined, version: number | string): void {
   if (ifMatch === undefined || ifMatch === null || ifMatch === '*' || ifMatch.includes(String(version))) return;
-  throw new ApiError('precondition_failed', `The customer is at version ${version}; read it again, re-check, then retry.`);
+  throw new ApiError(
+    'precondition_failed',
+    `The customer is at version ${version}; read it again, re-check, then retry.`,
+  );
 }
 
 export interface UpdateCustomerInput {
