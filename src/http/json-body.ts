@@ -1,16 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, invalid } from '../errors.ts';
-
-/**
- * JSON bodies, read strictly before anything looks at them (issue 10 items 1 and 5):
- * - a charset other than UTF-8 is a 415 (RFC 8259: JSON between systems is UTF-8);
- * - bytes that are not well-formed UTF-8 are a 400, never stored as U+FFFD;
- * - nesting deeper than MAX_JSON_DEPTH is a 400, checked once here, so nothing after the
- *   parse (canonicalJson for the idempotency fingerprint, the storable-text check, the
- *   validators) recurses without a bound.
- * Then Fastify's own parser (proto and constructor poisoning refused) parses the text.
- */
-export const MAX_JSON_DEPTH = 32;
+import { jsonDepthOver, MAX_JSON_DEPTH } from '../lib/json-depth.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -21,28 +11,14 @@ function charsetOf(contentType: string | undefined): string | null {
 }
 
 /**
- * How deeply objects and arrays nest in JSON text (brackets inside strings not counted);
- * stops counting past `limit`. Linear, no recursion: safe on any input under the body limit.
+ * JSON bodies, read strictly before anything looks at them (issue 10 items 1 and 5):
+ * - a charset other than UTF-8 is a 415 (RFC 8259: JSON between systems is UTF-8);
+ * - bytes that are not well-formed UTF-8 are a 400, never stored as U+FFFD;
+ * - nesting deeper than MAX_JSON_DEPTH is a 400, checked once here, so nothing after the
+ *   parse (canonicalJson for the idempotency fingerprint, the storable-text check, the
+ *   validators) recurses without a bound.
+ * Then Fastify's own parser (proto and constructor poisoning refused) parses the text.
  */
-export function jsonDepthOver(text: string, limit: number): boolean {
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22 /* " */) {
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c /* \ */) i++;
-        else if (d === 0x22) break;
-      }
-    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (++depth > limit) return true;
-    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
-      depth--;
-    }
-  }
-  return false;
-}
-
 export function installJsonBodyParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');

@@ -1,5 +1,6 @@
 import type { DocTable } from '../db/doc-rows.ts';
 import type { Storage } from '../db/index.ts';
+import { jsonDepthOver, MAX_JSON_DEPTH } from '../lib/json-depth.ts';
 import { systemClock, type Clock } from '../lib/time.ts';
 import type { Customer } from '../resources/customers/customer.schema.ts';
 import { getWorkspace } from '../resources/workspaces/workspace.service.ts';
@@ -30,6 +31,13 @@ type Parsed = { ok: true; object: ObjectName; record: Rec } | { ok: false; bad: 
 const BATCH = 500;
 
 function parseLine(line: number, text: string): Parsed {
+  // The same bound as request bodies: nothing below recurses into deeper nesting.
+  if (jsonDepthOver(text)) {
+    return {
+      ok: false,
+      bad: { line, object: null, id: null, errors: [`nests objects and arrays more than ${MAX_JSON_DEPTH} deep`] },
+    };
+  }
   let record: unknown;
   try {
     record = JSON.parse(text);

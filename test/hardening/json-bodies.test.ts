@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../src/http/json-body.ts';
+import { importRecords } from '../../src/import/import.service.ts';
+import { memorySource } from '../../src/import/reader.ts';
+import { MAX_JSON_DEPTH } from '../../src/lib/json-depth.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 import { countRows, createCustomer, roomy } from '../helpers/writes.ts';
@@ -131,5 +133,22 @@ describe.each(ENGINES)('hostile JSON bodies on %s', (engine) => {
     expect(few.json().errors).toHaveLength(2);
     expect(few.json().errors_total).toBeUndefined();
     expect(await counts()).toEqual(before);
+  });
+});
+
+describe.each(ENGINES)('deep import lines on %s', (engine) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await makeTestApp(engine);
+  });
+  afterAll(async () => t?.close());
+
+  it('item 1 for the CLI: an import line nested past the limit is a bad line, not a crash', async () => {
+    const deep = `{"object":"tag","id":"tag_x","name":${nested(100_000, '"x"')}}`;
+    const report = await importRecords(t.storage, { workspaceId: t.workspaceId, source: memorySource(deep) });
+    expect(report.bad_lines).toEqual([
+      { line: 1, object: null, id: null, errors: [`nests objects and arrays more than ${MAX_JSON_DEPTH} deep`] },
+    ]);
+    expect(report.imported).toEqual({});
   });
 });
