@@ -116,6 +116,9 @@ describe.each(ENGINES)('hostile JSON bodies on %s', (engine) => {
     ]) {
       expect((await send('POST', '{"first_name":"Named"}', type)).statusCode).toBe(201);
     }
+    // A UTF-8 byte-order mark is UTF-8 too.
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"first_name":"Marked"}')]);
+    expect((await send('POST', bom)).statusCode).toBe(201);
     before = await counts();
   });
 
