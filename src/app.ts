@@ -10,6 +10,7 @@ import { countRefusedKey, rateLimit, refusedAddressGuard } from './http/rate-lim
 import { errorDocsRoute } from './http/error-docs.ts';
 import { openApiRoute, registerOpenApi } from './http/openapi.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
+import { refuseWhileClosing } from './http/closing.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { frameworkErrors, installProblemHandlers } from './http/problems.ts';
 import { securityHeaders } from './http/security-headers.ts';
@@ -85,7 +86,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     requestIdHeader: false,
     bodyLimit: 64 * 1024,
     trustProxy: config.trustProxy as boolean | string, // a number (hops) is accepted too
-    return503OnClosing: true,
+    // A request that arrives while closing is a 503 problem from src/http/closing.ts instead.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     frameworkErrors: frameworkErrors(config.errorsUrl, CURRENT_VERSION),
     schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
@@ -102,6 +104,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await registerOpenApi(app, config.baseUrl);
 
   await app.register(requestContext);
+  await app.register(refuseWhileClosing);
   await app.register(securityHeaders);
   await app.register(strictRequest);
   const limitStore = deps.limitStore ?? (await openLimitStore(config, deps.storage.db, clock(), app.log));

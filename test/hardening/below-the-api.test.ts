@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
-import { exchange, type RawAnswer } from './raw-http.ts';
+import { exchange, open, parseAnswer, readUntilClosed, type RawAnswer } from './raw-http.ts';
 
 /**
  * Issue 10 item 4: answers Node's HTTP parser gives before Fastify sees a request are problem
@@ -61,6 +61,36 @@ describe(`answers from below the API on ${engine}`, () => {
     const docs = await t.call(null, { method: 'GET', url: '/docs/errors' });
     for (const code of ['request_timeout', 'headers_too_large', 'service_unavailable']) {
       expect(docs.body).toContain(`id="${code}"`);
+    }
+  });
+});
+
+describe(`a request that reaches a closing server on ${engine}`, () => {
+  it('is a 503 service_unavailable problem, while the request in flight is finished', async () => {
+    const t = await makeTestApp(engine);
+    try {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const port = (t.app.server.address() as AddressInfo).port;
+      const socket = await open(port);
+      const reading = readUntilClosed(socket, 10_000);
+      // A request in flight (its body not all sent) keeps the connection busy through the close.
+      socket.write('POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{');
+      await new Promise((r) => setTimeout(r, 100));
+      const closing = t.app.close();
+      await new Promise((r) => setTimeout(r, 100));
+      // The rest of its body, and a second request behind it on the same connection.
+      socket.write('}GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+      const { text } = await reading;
+      await closing;
+      const second = text.slice(text.indexOf('HTTP/1.1', 1));
+      expect(parseAnswer(text, true).status).toBe(404);
+      const answer = parseAnswer(second, true);
+      expect(answer.status, text).toBe(503);
+      expect(answer.headers['retry-after']).toBe('1');
+      expect(answer.headers.connection).toBe('close');
+      expect(JSON.parse(answer.body)).toMatchObject({ code: 'service_unavailable', request_id: expect.any(String) });
+    } finally {
+      await t.storage.drop();
     }
   });
 });
