@@ -10,7 +10,12 @@ import { countRefusedKey, rateLimit, refusedAddressGuard } from './http/rate-lim
 import { apiDocsRoutes } from './http/api-docs.ts';
 import { errorDocsRoute } from './http/error-docs.ts';
 import { openApiRoute, registerOpenApi } from './http/openapi.ts';
+import { clientErrorHandler } from './http/client-errors.ts';
+import { refuseWhileClosing } from './http/closing.ts';
+import { installJsonBodyParser } from './http/json-body.ts';
 import { frameworkErrors, installProblemHandlers } from './http/problems.ts';
+import { securityHeaders } from './http/security-headers.ts';
+import { strictRequest } from './http/strict-request.ts';
 import { CURRENT_VERSION, newRequestId, requestContext } from './http/request-context.ts';
 import { Problem } from './http/schemas.ts';
 import { sharedSerializers } from './http/serializers.ts';
@@ -46,12 +51,23 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? systemClock;
   const keys = deps.keys ?? new KeyCache(deps.storage.db, config.keyRefreshMs, clock);
   // DECISIONS: HTTPS directly when TLS_CERT and TLS_KEY name PEM files, else behind a proxy.
-  const https =
+  // Slow clients (issue 10 item 2): a request must arrive in full within REQUEST_TIMEOUT_MS,
+  // headers included, and Node checks for late ones every second (its default is every 30 s).
+  const timing = {
+    requestTimeout: config.requestTimeoutMs,
+    headersTimeout: Math.min(config.requestTimeoutMs, 60_000),
+    connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
+  };
+  const server =
     config.tlsCert && config.tlsKey
-      ? { https: { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } }
-      : {};
+      ? { https: { ...timing, cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } }
+      : { http: timing };
+  // The logger exists only once Fastify does; answers below the API log through it.
+  let log: FastifyInstance['log'] | null = null;
   const app = Fastify({
-    ...https,
+    ...server,
+    requestTimeout: config.requestTimeoutMs,
+    clientErrorHandler: clientErrorHandler(config.errorsUrl, () => log!),
     // The query string can hold a customer's email (GET /customers?email=): log the path only.
     logger:
       deps.logger === false
@@ -71,19 +87,27 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     requestIdHeader: false,
     bodyLimit: 64 * 1024,
     trustProxy: config.trustProxy as boolean | string, // a number (hops) is accepted too
-    return503OnClosing: true,
+    // A request that arrives while closing is a 503 problem from src/http/closing.ts instead.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     frameworkErrors: frameworkErrors(config.errorsUrl, CURRENT_VERSION),
     schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
   });
+  log = app.log;
+  // Connections past the cap are closed as they arrive (net.Server's maxConnections).
+  app.server.maxConnections = config.maxConnections;
   app.addSchema(Problem);
   installValidators(app, [Problem]);
   installProblemHandlers(app, config.errorsUrl);
   // DECISIONS "HTTP and errors": a body that is not application/json is a 415, text too.
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app);
   await registerOpenApi(app, config.baseUrl);
 
   await app.register(requestContext);
+  await app.register(refuseWhileClosing);
+  await app.register(securityHeaders);
+  await app.register(strictRequest);
   const limitStore = deps.limitStore ?? (await openLimitStore(config, deps.storage.db, clock(), app.log));
   if (!deps.limitStore) app.addHook('onClose', async () => limitStore.close());
   app.decorate('limitStore', limitStore);

@@ -28,9 +28,22 @@ export interface Config {
   readonly metricsToken: string | null;
   /** How often each process re-reads changed keys, so a pause or revoke spreads (ms). */
   readonly keyRefreshMs: number;
+  /** A request (headers and body) not fully received within this is answered 408 (ms). */
+  readonly requestTimeoutMs: number;
+  /** Connections open at once; further ones are closed as they arrive. */
+  readonly maxConnections: number;
+  /**
+   * How long the server's SQLite connection waits for another process's write lock (ms).
+   * better-sqlite3 waits synchronously, blocking every request meanwhile, so it stays short;
+   * a write that still finds the lock held is a 503 with Retry-After.
+   */
+  readonly sqliteBusyTimeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
+
+/** The server's default SQLite busy wait: a few tens of milliseconds of a blocked event loop at most. */
+export const SERVER_BUSY_TIMEOUT_MS = 50;
 
 export class ConfigError extends Error {}
 
@@ -103,5 +116,8 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: env.MAIL_FROM || 'venue-api <no-reply@localhost>',
     logLevel: env.LOG_LEVEL || 'info',
     keyRefreshMs: int(env, 'KEY_REFRESH_MS', 2000, 100, 5000),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+    maxConnections: int(env, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
+    sqliteBusyTimeoutMs: int(env, 'SQLITE_BUSY_TIMEOUT_MS', SERVER_BUSY_TIMEOUT_MS, 0, 1000),
   });
 }

@@ -51,12 +51,17 @@ export const ERROR_CATALOGUE = {
   unsupported_media_type: {
     status: 415,
     title: 'The request body must be JSON',
-    hint: 'Send the body with `Content-Type: application/json`.',
+    hint: 'Send the body with `Content-Type: application/json`, in UTF-8 (a `charset` other than utf-8 is refused).',
   },
   idempotency_mismatch: {
     status: 422,
     title: 'The Idempotency-Key was used for another request',
     hint: 'An Idempotency-Key may be reused only to retry the same method, path and body; use a new key for a new request.',
+  },
+  request_timeout: {
+    status: 408,
+    title: 'The request took too long to arrive',
+    hint: "The whole request (headers and body) must arrive within the server's request timeout (30 seconds unless configured otherwise). Send it again on a new connection.",
   },
   precondition_failed: {
     status: 412,
@@ -73,10 +78,20 @@ export const ERROR_CATALOGUE = {
     title: 'Too many requests',
     hint: 'A limit was reached; `limit` names it. Wait `Retry-After` seconds, then retry.',
   },
+  headers_too_large: {
+    status: 431,
+    title: 'The request headers are too large',
+    hint: 'The request line and headers together are limited to 16 KiB. Send fewer or shorter headers.',
+  },
   internal_error: {
     status: 500,
     title: 'Something went wrong on our side',
     hint: 'Not your fault. Retry later; if it persists, report it with the `request_id`.',
+  },
+  service_unavailable: {
+    status: 503,
+    title: 'The service is busy',
+    hint: "The request could not be served just now (another process held the database's write lock, or this server was shutting down) and nothing was written. Wait `Retry-After` seconds, then retry; a POST with the same Idempotency-Key.",
   },
 } as const;
 
@@ -118,6 +133,12 @@ export const invalid = (detail: string, errors?: FieldError[]) =>
 export const forbidden = (detail: string) => new ApiError('forbidden', detail);
 export const conflict = (detail: string) => new ApiError('conflict', detail);
 
+/**
+ * A problem lists at most this many field errors (and how many there were in all), so a
+ * body of thousands of unknown fields is not answered with a document as large again.
+ */
+export const MAX_FIELD_ERRORS = 20;
+
 export interface Problem {
   type: string;
   title: string;
@@ -126,6 +147,8 @@ export interface Problem {
   detail: string;
   request_id: string;
   errors?: FieldError[];
+  /** Present when `errors` was cut to MAX_FIELD_ERRORS: how many there were. */
+  errors_total?: number;
   limit?: string;
 }
 
@@ -138,7 +161,11 @@ export function toProblem(err: ApiError, errorsUrl: string, requestId: string): 
     detail: err.detail,
     request_id: requestId,
   };
-  if (err.options.errors) problem.errors = err.options.errors;
+  const errors = err.options.errors;
+  if (errors) {
+    problem.errors = errors.slice(0, MAX_FIELD_ERRORS);
+    if (errors.length > MAX_FIELD_ERRORS) problem.errors_total = errors.length;
+  }
   if (err.options.limit) problem.limit = err.options.limit;
   return problem;
 }

@@ -15,7 +15,7 @@ export async function serve(overrides: { port?: number; host?: string } = {}): P
     ...(overrides.port === undefined ? {} : { PORT: String(overrides.port) }),
     ...(overrides.host === undefined ? {} : { HOST: overrides.host }),
   });
-  const storage = await openStorage(config.databaseUrl);
+  const storage = await openStorage(config.databaseUrl, { sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs });
   await migrate(storage);
   const demo = config.demo ? await prepareDemo(storage, systemClock) : ({ kind: 'none' } as const);
   const { app, keys } = await buildApp(config, { storage });

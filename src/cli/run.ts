@@ -14,9 +14,15 @@ export interface CliContext {
   clock: Clock;
 }
 
+/**
+ * The CLI serves no one while it waits, so it waits for the server's write lock longer than
+ * the server waits for its (SQLITE_BUSY_TIMEOUT_MS): the server's transactions are short.
+ */
+const CLI_BUSY_TIMEOUT_MS = 10_000;
+
 export async function withStorage<T>(fn: (ctx: CliContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const storage = await openStorage(config.databaseUrl);
+  const storage = await openStorage(config.databaseUrl, { sqliteBusyTimeoutMs: CLI_BUSY_TIMEOUT_MS });
   try {
     await migrate(storage);
     return await fn({ config, storage, clock: systemClock });

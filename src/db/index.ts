@@ -13,11 +13,16 @@ export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);
 }
 
+export interface StorageOptions {
+  /** SQLite only: how long to wait for another process's write lock (ms); see dialects/sqlite.ts. */
+  sqliteBusyTimeoutMs?: number;
+}
+
 /** Opens the database the URL names; only that engine's driver is loaded (pg or better-sqlite3). */
-export async function openStorage(databaseUrl: string): Promise<Storage> {
+export async function openStorage(databaseUrl: string, options: StorageOptions = {}): Promise<Storage> {
   const engine = isPostgresUrl(databaseUrl)
     ? (await import('./dialects/postgres.ts')).createPostgresEngine(databaseUrl)
-    : (await import('./dialects/sqlite.ts')).createSqliteEngine(databaseUrl);
+    : (await import('./dialects/sqlite.ts')).createSqliteEngine(databaseUrl, options.sqliteBusyTimeoutMs);
   const db = new Kysely<Database>({ dialect: engine.dialect });
   return { db, engine, close: () => db.destroy() };
 }

@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
+import { isBusy } from '../db/busy.ts';
 import { ApiError, invalid, toProblem, type FieldError } from '../errors.ts';
+import { NOSNIFF } from './security-headers.ts';
 
 /**
  * The one place an error becomes an answer: an RFC 9457 problem document. Anything that
@@ -67,6 +69,8 @@ export function frameworkErrors(errorsUrl: string, version: string) {
     reply.header('Request-Id', reply.request.id);
     reply.header('Cache-Control', 'no-store');
     reply.header('Service-Version', version);
+    // No hook runs for these: the security header is set here (src/http/security-headers.ts).
+    reply.header('X-Content-Type-Options', NOSNIFF);
     // An id longer than any id can be names no record: 404, as DECISIONS says for bad ids.
     const err =
       error.code === 'FST_ERR_MAX_PARAM_LENGTH'
@@ -93,6 +97,20 @@ export function installProblemHandlers(app: FastifyInstance, errorsUrl: string):
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof ApiError) return sendProblem(reply, error, errorsUrl);
+    if (isBusy(error)) {
+      // Another process (the CLI, the sqlite3 shell) holds SQLite's write lock: the write
+      // rolled back or never began, so the same request (Idempotency-Key too) can be retried.
+      request.log.warn('the database is locked by another process; answered 503');
+      return sendProblem(
+        reply,
+        new ApiError(
+          'service_unavailable',
+          'The database is busy with another process; nothing was written. Retry after a moment.',
+          { headers: { 'Retry-After': '1' } },
+        ),
+        errorsUrl,
+      );
+    }
     const mapped = fromFastify(error);
     if (mapped) return sendProblem(reply, mapped, errorsUrl);
     request.log.error({ err: error }, 'unexpected error');

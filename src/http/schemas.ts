@@ -21,9 +21,14 @@ export const Problem = Type.Object(
           }),
           message: Type.String({ description: 'What is wrong with it.' }),
         }),
-        { description: 'On a 400: each field that is wrong.' },
+        {
+          maxItems: 20,
+          description:
+            'On a 400: each field that is wrong, the first 20; `errors_total` says how many there were when there were more.',
+        },
       ),
     ),
+    errors_total: Type.Optional(Type.Integer({ description: 'How many field errors there were, when over 20.' })),
     limit: Type.Optional(
       Type.String({ description: 'On a 429: the name of the limit reached, such as `writes_per_minute`.' }),
     ),

@@ -166,14 +166,22 @@ const sqliteJson: JsonSql = {
   arrayAgg: (value, orderBy) => sql`json_group_array(${value} order by ${sql.join(orderBy)})`,
 };
 
-export function createSqliteEngine(url: string): Engine {
+/**
+ * The server's wait for another process's write lock (the CLI's seed, import or undo, or the
+ * sqlite3 shell). better-sqlite3 waits synchronously, stopping every request of the process
+ * meanwhile, so the server waits only this long and answers 503 (src/db/busy.ts); the CLI,
+ * which serves nobody while it waits, asks for longer.
+ */
+export const DEFAULT_BUSY_TIMEOUT_MS = 50;
+
+export function createSqliteEngine(url: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): Engine {
   const path = sqlitePath(url);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new SQLite(path);
   // DECISIONS "Durability": WAL with synchronous=FULL survives a power cut, not only a crash.
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
-  database.pragma('busy_timeout = 5000');
+  database.pragma(`busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
   database.pragma('cache_size = -65536');
   // Analyse what needs it now (0x10002: also tables never analysed), as SQLite advises at open.
   database.pragma('optimize = 0x10002');

@@ -19,11 +19,12 @@ const IdempotencyHeader = Type.Object({
     Type.String({ maxLength: 255, description: 'Required (428 without it); reuse it only to retry the same request.' }),
   ),
 });
-const IfMatchHeader = Type.Object({
-  'if-match': Type.Optional(
-    Type.String({ description: 'The ETag you read ("<version>"); 412 when the customer changed since.' }),
-  ),
-});
+const ifMatch = Type.Optional(
+  Type.String({ description: 'The ETag you read ("<version>"); 412 when the customer changed since.' }),
+);
+const IfMatchHeader = Type.Object({ 'if-match': ifMatch });
+// The tag and list additions are POSTs: their Idempotency-Key, and If-Match like every customer write.
+const IdempotencyIfMatchHeaders = Type.Object({ ...IdempotencyHeader.properties, 'if-match': ifMatch });
 // No length cap here: a malformed id is a 404 from the service (DECISIONS), not a 400.
 const CustomerId = Type.String({ description: 'The `cus_` id of the customer.' });
 const TagParams = Type.Object({ id: CustomerId, tagId: Type.String({ description: 'The `tag_` id to remove.' }) });
@@ -109,11 +110,12 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
       status: 200,
       response: DeletedCustomer,
       params: IdParams,
+      headers: IfMatchHeader,
     }),
     async (request, reply) =>
       answerWrite(request, reply, {
         service: deleteCustomer,
-        input: { id: request.params.id },
+        input: { id: request.params.id, ifMatch: parseIfMatch(request.headers['if-match']) },
         status: 200,
         present: plain,
       }),
@@ -128,10 +130,16 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
       response: Customer,
       params: IdParams,
       body: TagBody,
-      headers: IdempotencyHeader,
+      headers: IdempotencyIfMatchHeaders,
     }),
     async (request, reply) => {
-      const input = { customerId: request.params.id, kind: 'tag' as const, id: request.body.tag, member: true };
+      const input = {
+        customerId: request.params.id,
+        kind: 'tag' as const,
+        id: request.body.tag,
+        member: true,
+        ifMatch: parseIfMatch(request.headers['if-match']),
+      };
       return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
     },
   );
@@ -144,9 +152,16 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
       status: 200,
       response: Customer,
       params: TagParams,
+      headers: IfMatchHeader,
     }),
     async (request, reply) => {
-      const input = { customerId: request.params.id, kind: 'tag' as const, id: request.params.tagId, member: false };
+      const input = {
+        customerId: request.params.id,
+        kind: 'tag' as const,
+        id: request.params.tagId,
+        member: false,
+        ifMatch: parseIfMatch(request.headers['if-match']),
+      };
       return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
     },
   );
@@ -160,10 +175,16 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
       response: Customer,
       params: IdParams,
       body: ListBody,
-      headers: IdempotencyHeader,
+      headers: IdempotencyIfMatchHeaders,
     }),
     async (request, reply) => {
-      const input = { customerId: request.params.id, kind: 'list' as const, id: request.body.list, member: true };
+      const input = {
+        customerId: request.params.id,
+        kind: 'list' as const,
+        id: request.body.list,
+        member: true,
+        ifMatch: parseIfMatch(request.headers['if-match']),
+      };
       return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
     },
   );
@@ -176,9 +197,16 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
       status: 200,
       response: Customer,
       params: ListParams,
+      headers: IfMatchHeader,
     }),
     async (request, reply) => {
-      const input = { customerId: request.params.id, kind: 'list' as const, id: request.params.listId, member: false };
+      const input = {
+        customerId: request.params.id,
+        kind: 'list' as const,
+        id: request.params.listId,
+        member: false,
+        ifMatch: parseIfMatch(request.headers['if-match']),
+      };
       return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
     },
   );

@@ -104,6 +104,19 @@ export async function createCustomer(tx: Tx, actor: Actor, body: CreateCustomerB
 /** If-Match as the edge parsed it: the versions listed, "*" (any current version) or null (absent). */
 export type IfMatch = string[] | '*' | null;
 
+/**
+ * SPEC "Behaviour rules" 4: a stale If-Match writes nothing. RFC 9110 evaluates If-Match on
+ * every method, so each customer write (update, delete, tags, lists) checks it, on the row
+ * it holds locked.
+ */
+export function requireVersion(ifMatch: IfMatch | undefined, version: number | string): void {
+  if (ifMatch === undefined || ifMatch === null || ifMatch === '*' || ifMatch.includes(String(version))) return;
+  throw new ApiError(
+    'precondition_failed',
+    `The customer is at version ${version}; read it again, re-check, then retry.`,
+  );
+}
+
 export interface UpdateCustomerInput {
   id: string;
   body: UpdateCustomerBody;
@@ -120,13 +133,7 @@ export async function updateCustomer(
   const patch = await patchFrom(tx, actor, body);
   const row = await lockCustomer(tx, actor, id);
   if (!row) throw notFound(`No customer ${id}.`);
-  // SPEC "Behaviour rules" 4: a stale If-Match writes nothing.
-  if (ifMatch !== null && ifMatch !== '*' && !ifMatch.includes(String(row.version))) {
-    throw new ApiError(
-      'precondition_failed',
-      `The customer is at version ${row.version}; read it again, re-check, then retry.`,
-    );
-  }
+  requireVersion(ifMatch, row.version);
   // SPEC "Behaviour rules" 3: once set, email and phone cannot change or be cleared here.
   for (const field of ['email', 'phone'] as const) {
     if (patch[field] !== undefined && row[field] !== null && patch[field] !== row[field]) {
@@ -153,11 +160,16 @@ export async function updateCustomer(
 }
 
 /** SPEC "Behaviour rules" 5: the customer goes; bookings, orders and tickets keep its id. */
-export async function deleteCustomer(tx: Tx, actor: Actor, input: { id: string }): Promise<Written<DeletedCustomer>> {
+export async function deleteCustomer(
+  tx: Tx,
+  actor: Actor,
+  input: { id: string; ifMatch?: IfMatch },
+): Promise<Written<DeletedCustomer>> {
   const { id } = input;
   if (!isIdOf('customer', id)) throw notFound(`No customer ${id.slice(0, 64)}.`);
   const row = await lockCustomer(tx, actor, id);
   if (!row) throw notFound(`No customer ${id}.`);
+  requireVersion(input.ifMatch, row.version);
   const now = actor.clock();
   const updated = await bumpCustomer(tx, row, now, { deleted_at: now });
   return {

@@ -4,7 +4,7 @@ import { actorKeyId, type Actor } from '../actor.model.ts';
 import type { ChangeAction } from '../changes/change-log.repo.ts';
 import type { Tx, Written } from '../writes/write.pipeline.ts';
 import { bumpCustomer, lockCustomer } from './customer-write.repo.ts';
-import { presentCustomer, type CustomerResult } from './customer.service.ts';
+import { presentCustomer, requireVersion, type CustomerResult, type IfMatch } from './customer.service.ts';
 import {
   getMembership,
   setMembership,
@@ -27,6 +27,8 @@ export interface MembershipInput {
   id: string;
   /** true: add (or put back); false: remove. */
   member: boolean;
+  /** If-Match on the customer: a stale version is a 412, even when nothing would change. */
+  ifMatch?: IfMatch;
 }
 
 const ACTIONS: Record<MembershipKind, { add: ChangeAction; remove: ChangeAction }> = {
@@ -57,6 +59,7 @@ export async function changeMembership(tx: Tx, actor: Actor, input: MembershipIn
   }
   const row = await lockCustomer(tx, actor, customerId);
   if (!row) throw notFound(`No customer ${customerId}.`);
+  requireVersion(input.ifMatch, row.version);
   const before = await getMembership(tx, kind, customerId, id);
   if (member ? inForce(kind, before) : before === null)
     return { value: await presentCustomer(tx, actor, row), changes: [] };

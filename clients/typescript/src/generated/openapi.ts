@@ -496,18 +496,20 @@ export type components = {
             /** @description The HTTP status. */
             status: number;
             /** @description What went wrong, for programs: branch on it. */
-            code: "invalid_request" | "unsupported_version" | "unauthorized" | "forbidden" | "key_paused" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "idempotency_mismatch" | "precondition_failed" | "precondition_required" | "rate_limited" | "internal_error";
+            code: "invalid_request" | "unsupported_version" | "unauthorized" | "forbidden" | "key_paused" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "idempotency_mismatch" | "request_timeout" | "precondition_failed" | "precondition_required" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description What went wrong this time, for people. */
             detail: string;
             /** @description The `req_` id of the request: quote it when you report a failure. */
             request_id: string;
-            /** @description On a 400: each field that is wrong. */
+            /** @description On a 400: each field that is wrong, the first 20; `errors_total` says how many there were when there were more. */
             errors?: {
                 /** @description Where: a body field (`address.postcode`), `querystring.<name>`, or a header name. */
                 field: string;
                 /** @description What is wrong with it. */
                 message: string;
             }[];
+            /** @description How many field errors there were, when over 20. */
+            errors_total?: number;
             /** @description On a 429: the name of the limit reached, such as `writes_per_minute`. */
             limit?: string;
         };
@@ -1808,6 +1810,8 @@ export interface operations {
             header?: {
                 /** @description The API version, a date. Absent means the current version 2026-10-08. */
                 "service-version"?: "2026-10-08";
+                /** @description The ETag you read ("<version>"); 412 when the customer changed since. */
+                "if-match"?: string;
             };
             path: {
                 /** @description The record's id. */
@@ -2189,6 +2193,8 @@ export interface operations {
                 "service-version"?: "2026-10-08";
                 /** @description Required (428 without it); reuse it only to retry the same request. */
                 "idempotency-key"?: string;
+                /** @description The ETag you read ("<version>"); 412 when the customer changed since. */
+                "if-match"?: string;
             };
             path: {
                 /** @description The record's id. */
@@ -2432,6 +2438,8 @@ export interface operations {
             header?: {
                 /** @description The API version, a date. Absent means the current version 2026-10-08. */
                 "service-version"?: "2026-10-08";
+                /** @description The ETag you read ("<version>"); 412 when the customer changed since. */
+                "if-match"?: string;
             };
             path: {
                 /** @description The `cus_` id of the customer. */
@@ -2655,6 +2663,8 @@ export interface operations {
                 "service-version"?: "2026-10-08";
                 /** @description Required (428 without it); reuse it only to retry the same request. */
                 "idempotency-key"?: string;
+                /** @description The ETag you read ("<version>"); 412 when the customer changed since. */
+                "if-match"?: string;
             };
             path: {
                 /** @description The record's id. */
@@ -2898,6 +2908,8 @@ export interface operations {
             header?: {
                 /** @description The API version, a date. Absent means the current version 2026-10-08. */
                 "service-version"?: "2026-10-08";
+                /** @description The ETag you read ("<version>"); 412 when the customer changed since. */
+                "if-match"?: string;
             };
             path: {
                 /** @description The `cus_` id of the customer. */
