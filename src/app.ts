@@ -13,6 +13,7 @@ import { openApiRoute, registerOpenApi } from './http/openapi.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
 import { refuseWhileClosing } from './http/closing.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
+import { requestGate } from './http/gate.ts';
 import { frameworkErrors, installProblemHandlers } from './http/problems.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { strictRequest } from './http/strict-request.ts';
@@ -84,6 +85,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
             },
           },
     genReqId: newRequestId,
+    // One line per request (request-context.ts), not Fastify's two (received, completed).
+    disableRequestLogging: true,
     requestIdHeader: false,
     bodyLimit: 64 * 1024,
     trustProxy: config.trustProxy as boolean | string, // a number (hops) is accepted too
@@ -104,6 +107,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   installJsonBodyParser(app);
   await registerOpenApi(app, config.baseUrl);
 
+  await app.register(requestGate);
   await app.register(requestContext);
   await app.register(refuseWhileClosing);
   await app.register(securityHeaders);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, forbidden } from '../errors.ts';
+import { addGateStep } from './gate.ts';
 
 /**
  * The key's permissions against the route's declared access (SPEC "Authentication" 6,
@@ -8,7 +9,7 @@ import { ApiError, forbidden } from '../errors.ts';
  * forbidden write never reads its body.
  */
 export const access = fp(async (app: FastifyInstance) => {
-  app.addHook('onRequest', async (request) => {
+  addGateStep(app, (request) => {
     const rule = request.routeOptions.config.access;
     const key = request.key;
     if (!rule || !key) return;

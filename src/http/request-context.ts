@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../errors.ts';
 import { randomBase62 } from '../lib/ids.ts';
+import { addGateStep } from './gate.ts';
 
 export const CURRENT_VERSION = '2026-10-08';
 export const ACCEPTED_VERSIONS: readonly string[] = [CURRENT_VERSION];
@@ -15,7 +16,7 @@ export function newRequestId(): string {
  * check: absent means the current version, as GitHub and Stripe do.
  */
 export const requestContext = fp(async (app: FastifyInstance) => {
-  app.addHook('onRequest', async (request, reply) => {
+  addGateStep(app, (request, reply) => {
     reply.header('Request-Id', request.id);
     reply.header('Cache-Control', 'no-store');
     const asked = request.headers['service-version'];
@@ -31,5 +32,20 @@ export const requestContext = fp(async (app: FastifyInstance) => {
       );
     }
     reply.header('Service-Version', asked.trim());
+  });
+  // The one log line of a request, when it has been answered: what, how it ended, how long,
+  // and which key (never the query string, which can hold an email).
+  app.addHook('onResponse', (request, reply, done) => {
+    request.log.info(
+      {
+        method: request.method,
+        path: request.url.split('?')[0],
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+        key: request.key?.id,
+      },
+      'request',
+    );
+    done();
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { invalid } from '../errors.ts';
+import { addGateStep } from './gate.ts';
 
 /**
  * What a request's head must be before anything reads it (issue 10 items 5 and 6), checked
@@ -46,7 +47,7 @@ export function wellFormedQuery(query: string): boolean {
 }
 
 export const strictRequest = fp(async (app: FastifyInstance) => {
-  app.addHook('onRequest', async (request) => {
+  addGateStep(app, (request) => {
     const repeated = repeatedHeader(request.raw.rawHeaders);
     if (repeated !== null) {
       throw invalid(`The ${repeated} header may be sent once; this request sends it more than once.`, [

@@ -88,9 +88,10 @@ export const metricsPlugin = fp(async (app: FastifyInstance, options: MetricsOpt
   const requests = registry.getSingleMetric('venue_api_http_requests_total') as Counter<'method' | 'route' | 'status'>;
   const latency = registry.getSingleMetric('venue_api_http_request_duration_seconds') as Histogram<'method' | 'route'>;
   app.decorate('metrics', registry);
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     requests.inc({ method: request.method, route, status: String(reply.statusCode) });
     latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    done();
   });
 });
