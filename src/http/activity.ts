@@ -69,6 +69,7 @@ export const activityTracking = fp(async (app: FastifyInstance, options: { track
   app.addHook('onResponse', async (request, reply) => {
     // DECISIONS "Limits": a request refused with 429 consumes nothing, so it is no activity.
     if (reply.statusCode === 429) return;
+    if (request.key) tracker.used(request.key.id);
     const actor = liveActor(request);
     if (actor) tracker.request(actor.id, actor.workspaceId);
   });
