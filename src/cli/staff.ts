@@ -44,14 +44,18 @@ export function staffCommand(): Command {
     );
   cmd
     .command('set-password')
-    .description('Set a staff member\'s password for the console; every session they have ends.')
+    .description("Set a staff member's password for the console; every session they have ends.")
     .requiredOption('--workspace <wsp>', 'the wsp_ id')
     .requiredOption('--email <email>', 'their sign-in email')
     .requiredOption('--password <password>', 'the new password (8 characters or more)')
     .option('--json', 'print one JSON document')
     .action(async (opts: { workspace: string; email: string; password: string; json?: boolean }) => {
       const result = await withStorage(({ storage, clock }) =>
-        setStaffPassword(storage.db, clock, { workspaceId: opts.workspace, email: opts.email, password: opts.password }),
+        setStaffPassword(storage.db, clock, {
+          workspaceId: opts.workspace,
+          email: opts.email,
+          password: opts.password,
+        }),
       );
       printResult(
         opts.json,

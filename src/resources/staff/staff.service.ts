@@ -17,7 +17,8 @@ export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_LENGTH = 200;
 
 export function checkNewPassword(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) throw invalid(`a password needs ${MIN_PASSWORD_LENGTH} characters or more`);
+  if (password.length < MIN_PASSWORD_LENGTH)
+    throw invalid(`a password needs ${MIN_PASSWORD_LENGTH} characters or more`);
   if (password.length > MAX_PASSWORD_LENGTH) throw invalid(`a password has at most ${MAX_PASSWORD_LENGTH} characters`);
 }
 
