@@ -3,7 +3,14 @@ import { randomBase62 } from '../../lib/ids.ts';
 import { decoyPasswordHash, verifyPasswordAsync } from '../../lib/password.ts';
 import { MINUTE_MS, type Clock } from '../../lib/time.ts';
 import { addressBucket } from '../../limits/address.ts';
-import { clearEmailFailures, countFailures, lockedUntil, lockUntil, recordFailure } from './sign-in.repo.ts';
+import {
+  clearEmailFailures,
+  countFailures,
+  deleteFailuresBefore,
+  lockedUntil,
+  lockUntil,
+  recordFailure,
+} from './sign-in.repo.ts';
 import { staffWithEmail, type StaffRow } from './staff.repo.ts';
 
 /**
@@ -54,8 +61,10 @@ export async function signIn(
     return { kind: 'signed_in', staff: match };
   }
 
-  await recordFailure(db, { id: randomBase62(22), email, address, at: now });
   const since = now - SIGN_IN_RULES.windowMs;
+  // What no rule can count any more goes, so the tables stay as small as the last 15 minutes.
+  await deleteFailuresBefore(db, since);
+  await recordFailure(db, { id: randomBase62(22), email, address, at: now });
   const until = now + SIGN_IN_RULES.lockMs;
   if ((await countFailures(db, { column: 'email', value: email }, since)) >= SIGN_IN_RULES.emailFailures) {
     await lockUntil(db, emailSubject(email), until);
