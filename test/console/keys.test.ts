@@ -242,6 +242,11 @@ describe.each(ENGINES)('console keys on %s', (engine) => {
     for (let i = 0; i < 3; i++) await t.call(key, { method: 'GET', url: '/key' });
     const page = textOf((await owner.get(`/console/keys/${key.id}`)).body);
     expect(page).toMatch(/Requests per day 900 3 /);
+    expect(page).toMatch(/Last used Never/);
+    // A test key's use is stamped too, when the activity tracker writes its batch.
+    await t.app.activity.flush();
+    const used = new Date(t.clock.now).toISOString().replace('T', ' ').slice(0, 19);
+    expect(textOf((await owner.get(`/console/keys/${key.id}`)).body)).toContain(`Last used ${used} UTC`);
   });
 
   it('the notifications page shows the outbox of this workspace only, escaped', async () => {
