@@ -69,6 +69,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
 
   app.decorateRequest('staff', null);
   app.addHook('onRequest', async (request) => {
+    if (request.url.startsWith('/console/assets/')) return; // the stylesheet needs no database read
     request.staff = await resolveSession(options.storage.db, options.clock, request.cookies[SESSION_COOKIE]);
   });
   // Every form posts its token; a POST without the right one changes nothing (403).

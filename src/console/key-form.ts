@@ -66,7 +66,15 @@ function parseExpiry(raw: string): number | null {
   return back.getUTCMonth() === +m[2]! - 1 && back.getUTCDate() === +m[3]! ? ms : null;
 }
 
-export function readKeyForm(raw: unknown): {
+/**
+ * `workspaceRequestsPerMinute`: the form keeps a key's per-minute requests within its
+ * workspace's (issue 9), a limit the key could never reach otherwise. The CLI still allows
+ * more, so an operator can set a key up before raising the workspace's limit.
+ */
+export function readKeyForm(
+  raw: unknown,
+  workspaceRequestsPerMinute: number,
+): {
   values: KeyFormValues;
   errors: FormErrors;
   input: Omit<CreateKeyInput, 'workspaceId' | 'createdBy' | 'agreedBy'> | null;
@@ -110,6 +118,8 @@ export function readKeyForm(raw: unknown): {
     if (!/^\d{1,12}$/.test(v)) errors[`limit_${name}`] = 'A whole number of 1 or more.';
     else limits[name] = Number(v);
   }
+  if ((limits.requests_per_minute ?? 0) > workspaceRequestsPerMinute)
+    errors.limit_requests_per_minute = `At most ${workspaceRequestsPerMinute}, the workspace's limit across all its keys.`;
   for (const a of AGREEMENTS) if (!values.agreed[a.name]) errors[a.name] = `Tick "${a.label}" to create a key.`;
   if (Object.keys(errors).length > 0) return { values, errors, input: null };
   return {

@@ -128,12 +128,6 @@ describe.each(ENGINES)('venue-api keys on %s', (engine) => {
     });
   });
 
-  it('a key cannot be given more requests a minute than its workspace allows', async () => {
-    expect(
-      failedWith(await create('--mode', 'test', '--access', 'read', '--limit', 'requests_per_minute=1201')),
-    ).toMatch(/cannot exceed the workspace's 1200/);
-  });
-
   it('prints readable text without --json, and the secret only once', async () => {
     const run = await create('--mode', 'test', '--access', 'read');
     expect(run.code).toBe(0);

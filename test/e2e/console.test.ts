@@ -18,7 +18,7 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 const SHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
 const VERSION = { 'Service-Version': '2026-10-08' };
 
-describe('the console in Chromium', () => {
+describe('the console in Chromium', { timeout: 90_000 }, () => {
   let storage: TestStorage;
   let server: ServerProcess;
   let browser: Browser;

@@ -54,7 +54,8 @@ export async function keysRoutes(app: FastifyInstance, { storage, clock, smtp }:
 
   app.post('/keys', { preHandler: managesKeys }, async (request, reply) => {
     const staff = request.staff!;
-    const form = readKeyForm(request.body);
+    const ws = await getWorkspace(db, staff.workspaceId);
+    const form = readKeyForm(request.body, ws.limits.requests_per_minute);
     if (!form.input) return showForm(request, reply, 400, form.values, form.errors);
     try {
       // The signed-in person made the key and agreed to the three terms, now (SPEC "Authentication" 2).

@@ -5,7 +5,6 @@ import { hashKeySecret, newKeySecret } from '../../lib/key-secret.ts';
 import type { Clock } from '../../lib/time.ts';
 import {
   COLLECTIONS,
-  DEFAULT_WORKSPACE_REQUESTS_PER_MINUTE,
   MAX_KEYS_PER_WORKSPACE,
   WRITES,
   parseLimitOverrides,
@@ -27,7 +26,7 @@ import {
   updateKey,
   type KeyRecord,
 } from './key.repo.ts';
-import { findWorkspace } from '../workspaces/workspace.repo.ts';
+import { workspaceExists } from '../workspaces/workspace.repo.ts';
 
 export interface CreateKeyInput {
   workspaceId: string;
@@ -95,16 +94,7 @@ export async function createKey(db: Db, clock: Clock, input: CreateKeyInput): Pr
   const secret = newKeySecret(input.mode);
   const id = newId('key');
   await db.transaction().execute(async (tx) => {
-    const workspace = await findWorkspace(tx, input.workspaceId);
-    if (!workspace) throw notFound(`no workspace ${input.workspaceId}`);
-    // A key's own per-minute requests above its workspace's could never be used (DECISIONS "Limits").
-    const workspaceLimit =
-      (JSON.parse(workspace.limits) as { requests_per_minute?: number }).requests_per_minute ??
-      DEFAULT_WORKSPACE_REQUESTS_PER_MINUTE;
-    if ((limits.requests_per_minute ?? 0) > workspaceLimit) {
-      const detail = `requests_per_minute cannot exceed the workspace's ${workspaceLimit}`;
-      throw invalid(detail, [{ field: 'limits', message: detail }]);
-    }
+    if (!(await workspaceExists(tx, input.workspaceId))) throw notFound(`no workspace ${input.workspaceId}`);
     // DECISIONS "Keys": at most 25 keys that are not revoked per workspace.
     if ((await countLiveKeys(tx, input.workspaceId)) >= MAX_KEYS_PER_WORKSPACE) {
       throw new ApiError('conflict', `a workspace may hold at most ${MAX_KEYS_PER_WORKSPACE} keys; revoke one first`);
