@@ -249,6 +249,19 @@ describe.each(ENGINES)('console keys on %s', (engine) => {
     expect(textOf((await owner.get(`/console/keys/${key.id}`)).body)).toContain(`Last used ${used} UTC`);
   });
 
+  it('the keys page tells active, paused with its reason, revoked and expired keys apart', async () => {
+    const expiring = await t.makeKey({ name: 'Short lived', expiresAt: t.clock.now + 60_000 });
+    const paused = await t.makeKey({ name: 'Held' });
+    await owner.get(`/console/keys/${paused.id}/pause`);
+    await owner.post(`/console/keys/${paused.id}/pause`, { reason: 'Too many reads' });
+    t.clock.now += 61_000;
+    const page = textOf((await owner.get('/console/keys')).body);
+    expect(page).toMatch(/Short lived Test Read and write Standard .*? Expired/);
+    expect(page).toMatch(/Held Test Read and write Standard .*? Paused : Too many reads/);
+    expect(page).toMatch(/Lifecycle .*? Revoked/);
+    expect((await t.call(expiring, { method: 'GET', url: '/key' })).statusCode).toBe(401);
+  });
+
   it('the notifications page shows the outbox of this workspace only, escaped', async () => {
     const row = (workspace_id: string, subject: string) => ({
       id: newId('email'),

@@ -108,6 +108,24 @@ describe.each(ENGINES)('console sign-in and sessions on %s', { timeout: 60_000 }
     expect((await replay.get('/console/keys')).headers.location).toBe('/console/sign-in');
   });
 
+  it('a session ends after 2 idle hours, and after 12 hours however busy', async () => {
+    const email = await person();
+    const idle = browser();
+    await idle.signIn(email, 'right password');
+    t.clock.now += 2 * 3_600_000 - 1_000;
+    expect((await idle.get('/console/keys')).statusCode).toBe(200);
+    t.clock.now += 2 * 3_600_000;
+    expect((await idle.get('/console/keys')).headers.location).toBe('/console/sign-in');
+    const busy = browser();
+    await busy.signIn(email, 'right password');
+    for (let hour = 0; hour < 11; hour++) {
+      t.clock.now += 3_600_000;
+      expect((await busy.get('/console/keys')).statusCode).toBe(200);
+    }
+    t.clock.now += 3_600_000;
+    expect((await busy.get('/console/keys')).headers.location).toBe('/console/sign-in');
+  });
+
   it('a password change ends every session of that person, from the console or the CLI service', async () => {
     const email = await person();
     const [a, b, c] = [browser(), browser(), browser()];
