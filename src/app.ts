@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
+import { consolePlugin } from './console/console.plugin.ts';
 import type { Storage } from './db/index.ts';
 import { access } from './http/access.ts';
 import { activityTracking } from './http/activity.ts';
@@ -139,6 +140,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     pingLimitStore: limitStore.backend === 'redis' ? () => limitStore.ping() : undefined,
   });
   await app.register(resourceRoutes, { db: deps.storage.db, json: deps.storage.engine.json });
+  // The developer settings: its own scope, so its headers, cookies and forms stay off the API.
+  await app.register(consolePlugin, {
+    prefix: '/console',
+    storage: deps.storage,
+    clock,
+    limits: limitStore,
+    smtp: config.smtpUrl !== null,
+  });
   app.addHook('onClose', async () => keys.stop());
   return { app, keys, limitStore };
 }

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { invalid } from '../errors.ts';
 import { parseInstantWithOffset, toInstant } from '../lib/time.ts';
 import type { ApiKey } from '../resources/keys/key.model.ts';
-import { listKeys } from '../resources/keys/key.repo.ts';
+import { listKeyRecords, type KeyRecord } from '../resources/keys/key.repo.ts';
 import { toKeyObject } from '../resources/keys/key.schema.ts';
 import { changeKeyStatus, createKey } from '../resources/keys/key.service.ts';
 import { getWorkspace } from '../resources/workspaces/workspace.service.ts';
@@ -16,6 +16,17 @@ function describeKey(key: ApiKey) {
     status: key.status,
     pause_reason: key.pauseReason,
     created_at: toInstant(key.createdAt),
+  };
+}
+
+/** `keys list`: also who made the key, who agreed to the terms and when (SPEC "Authentication" 2). */
+function describeRecord(key: KeyRecord) {
+  return {
+    ...describeKey(key),
+    created_by: key.createdBy,
+    agreed_by: key.agreedBy,
+    agreed_at: toInstant(key.agreedAt),
+    last_used_at: toInstant(key.lastUsedAt),
   };
 }
 
@@ -110,9 +121,9 @@ export function keysCommand(): Command {
     .action(async (opts: { workspace: string; json?: boolean }) => {
       const keys = await withStorage(async ({ storage }) => {
         await getWorkspace(storage.db, opts.workspace);
-        return listKeys(storage.db, opts.workspace);
+        return listKeyRecords(storage.db, opts.workspace);
       });
-      printResult(opts.json, keys.map(describeKey), () =>
+      printResult(opts.json, keys.map(describeRecord), () =>
         keys.length === 0 ? `No keys in ${opts.workspace}.` : keys.map(oneLine).join('\n'),
       );
     });

@@ -1,8 +1,9 @@
 import { Command } from 'commander';
+import { setStaffPassword } from '../resources/staff/staff.service.ts';
 import { addStaff, STAFF_ROLES } from '../resources/workspaces/workspace.service.ts';
 import { printResult, withStorage } from './run.ts';
 
-/** `staff add`: the people who sign in to the developer settings (SPEC "Authentication" 2). */
+/** `staff add|set-password`: the people who sign in to the developer settings (SPEC "Authentication" 2). */
 export function staffCommand(): Command {
   const cmd = new Command('staff').description("Manage a workspace's staff.");
   cmd
@@ -41,5 +42,26 @@ export function staffCommand(): Command {
         );
       },
     );
+  cmd
+    .command('set-password')
+    .description("Set a staff member's password for the console; every session they have ends.")
+    .requiredOption('--workspace <wsp>', 'the wsp_ id')
+    .requiredOption('--email <email>', 'their sign-in email')
+    .requiredOption('--password <password>', 'the new password (8 characters or more)')
+    .option('--json', 'print one JSON document')
+    .action(async (opts: { workspace: string; email: string; password: string; json?: boolean }) => {
+      const result = await withStorage(({ storage, clock }) =>
+        setStaffPassword(storage.db, clock, {
+          workspaceId: opts.workspace,
+          email: opts.email,
+          password: opts.password,
+        }),
+      );
+      printResult(
+        opts.json,
+        result,
+        () => `Set the password of ${result.email} (${result.id}); ended ${result.sessions_ended} session(s).`,
+      );
+    });
   return cmd;
 }

@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { Command } from 'commander';
 import { undoKeyChanges, type UndoReport } from '../resources/changes/undo.service.ts';
-import { UNLOGGED, type Skip } from '../resources/changes/undo-plan.model.ts';
+import { describeSkip } from '../resources/changes/skip-reasons.ts';
 import { printResult, withStorage } from './run.ts';
 
 /**
@@ -17,27 +17,13 @@ function operatorName(): string {
   }
 }
 
-const REASONS: Record<Skip['reason'], string> = {
-  changed_since: 'changed later by someone else',
-  later_change_kept: "the key's own later change to it was kept (not undone)",
-  value_differs: 'no longer holds what the key wrote',
-  customer_deleted: 'the customer is deleted',
-  not_deleted: 'the customer is no longer deleted',
-  email_taken: 'its email now belongs to another customer',
-};
-
-function why(s: Skip): string {
-  if (s.by === UNLOGGED) return 'changed later by a write that left no change-log entry';
-  return `${REASONS[s.reason]}${s.by ? ` (${s.by})` : ''}`;
-}
-
 function human(report: UndoReport, dryRun: boolean): string {
   const lines = [
     `${dryRun ? 'Would revert' : 'Reverted'} ${report.reverted} change(s); skipped ${report.skipped.length}.`,
   ];
   for (const s of report.skipped) {
     const what = s.field ? `${s.action} ${s.customer} ${s.field}` : `${s.action} ${s.customer}`;
-    lines.push(`  skipped ${s.change} (${what}): ${why(s)}`);
+    lines.push(`  skipped ${s.change} (${what}): ${describeSkip(s)}`);
   }
   return lines.join('\n');
 }

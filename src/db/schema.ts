@@ -43,6 +43,8 @@ export interface ApiKeyTable {
   revoked_at: number | null;
   /** Set by a resume: activity before it is not held against the key (004-activity). */
   resumed_at?: number | null;
+  /** The last request the key made, to the minute (005-console; the keys page shows it). */
+  last_used_at?: number | null;
   limits: string; // JSON: per-key overrides
   created_by: string | null;
   agreed_by: string | null;
@@ -227,6 +229,27 @@ export interface ChangeLogTable {
   undo_outcome: 'reverted' | 'partial' | 'skipped' | null;
 }
 
+/** A signed-in person (005-console): the cookie's token, hashed. */
+export interface ConsoleSessionTable {
+  token_hash: string;
+  staff_id: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+}
+
+export interface ConsoleSignInFailureTable {
+  id: string;
+  email: string;
+  address: string;
+  at: number;
+}
+
+export interface ConsoleLockoutTable {
+  subject: string;
+  until: number;
+}
+
 export interface MetaTable {
   name: string;
   value: string;
@@ -256,6 +279,9 @@ export interface Database {
   key_activity_hours: KeyActivityHourTable;
   key_customer_reads: KeyCustomerReadTable;
   outbox: OutboxTable;
+  console_sessions: ConsoleSessionTable;
+  console_sign_in_failures: ConsoleSignInFailureTable;
+  console_lockouts: ConsoleLockoutTable;
 }
 
 export type Db = Kysely<Database>;

@@ -78,6 +78,7 @@ export const activityTracking = fp(async (app: FastifyInstance, options: { track
   });
   app.addHook('onResponse', (request, reply, done) => {
     // DECISIONS "Limits": a request refused with 429 consumes nothing, so it is no activity.
+    if (request.key && reply.statusCode !== 429) tracker.used(request.key.id);
     const actor = reply.statusCode === 429 ? null : liveActor(request);
     if (actor) tracker.request(actor.id, actor.workspaceId);
     done();

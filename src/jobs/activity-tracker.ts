@@ -1,6 +1,7 @@
 import type { Engine } from '../db/dialects/types.ts';
 import type { Db, KeyActivityHourTable, KeyCustomerReadTable } from '../db/schema.ts';
 import type { Clock } from '../lib/time.ts';
+import { markKeysUsed } from '../resources/keys/key.repo.ts';
 import { addHourlyRequests, hourStart, markCustomersSent } from './activity.repo.ts';
 
 interface KeyBuffer {
@@ -26,6 +27,8 @@ export interface TrackerOptions {
  */
 export class ActivityTracker {
   private buffer = new Map<string, KeyBuffer>();
+  /** key id -> its latest request since the last flush, every key (the console's "last used"). */
+  private lastUse = new Map<string, number>();
   private buffered = 0;
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
@@ -57,6 +60,11 @@ export class ActivityTracker {
     hours.set(hour, (hours.get(hour) ?? 0) + 1);
   }
 
+  /** A request by any key, test or live: only its time is kept, for the keys page. */
+  used(keyId: string): void {
+    this.lastUse.set(keyId, this.clock());
+  }
+
   customersSent(keyId: string, workspaceId: string, customerIds: readonly string[]): void {
     if (customerIds.length === 0) return;
     const customers = this.entry(keyId, workspaceId).customers;
@@ -77,7 +85,9 @@ export class ActivityTracker {
 
   private async write(): Promise<void> {
     const taken = this.buffer;
+    const used = this.lastUse;
     this.buffer = new Map();
+    this.lastUse = new Map();
     this.buffered = 0;
     const hours: KeyActivityHourTable[] = [];
     const reads: KeyCustomerReadTable[] = [];
@@ -89,15 +99,17 @@ export class ActivityTracker {
         reads.push({ key_id: keyId, customer_id: customerId, workspace_id: entry.workspaceId, last_seen_at: at });
       }
     }
-    if (hours.length === 0 && reads.length === 0) return;
+    if (hours.length === 0 && reads.length === 0 && used.size === 0) return;
     try {
       // One transaction: a failed flush leaves nothing half-counted, so it can be retried.
       await this.db.transaction().execute(async (tx) => {
         if (hours.length > 0) await addHourlyRequests(tx, this.engine, hours);
         if (reads.length > 0) await markCustomersSent(tx, this.engine, reads);
+        if (used.size > 0) await markKeysUsed(tx, used);
       });
     } catch (err) {
       this.restore(taken);
+      for (const [id, at] of used) this.lastUse.set(id, Math.max(at, this.lastUse.get(id) ?? 0));
       throw err;
     }
   }

@@ -5,3 +5,26 @@ import type { Db, OutboxTable } from '../db/schema.ts';
 export async function keepInOutbox(db: Db, row: Insertable<OutboxTable>): Promise<void> {
   await db.insertInto('outbox').values(row).execute();
 }
+
+/** A workspace's kept emails, newest first (the console's notifications page). */
+export async function listOutbox(
+  db: Db,
+  workspaceId: string,
+  page: { offset: number; limit: number },
+): Promise<{ emails: OutboxTable[]; total: number }> {
+  const emails = await db
+    .selectFrom('outbox')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset(page.offset)
+    .limit(page.limit)
+    .execute();
+  const count = await db
+    .selectFrom('outbox')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return { emails, total: Number(count.n) };
+}

@@ -114,6 +114,20 @@ describe.each(ENGINES)('venue-api keys on %s', (engine) => {
     expect(failedWith(await cli(storage, 'keys', 'resume', made.id))).toMatch(/a revoked key cannot be resumed/);
   });
 
+  it('list --json shows who created the key, who agreed to the terms and when (SPEC "Authentication" 2)', async () => {
+    const made = (
+      await create('--mode', 'test', '--access', 'read', '--agreed-by', 'lee@example.com', '--json')
+    ).json();
+    const listed = (await cli(storage, 'keys', 'list', '--workspace', workspaceId, '--json')).json();
+    const key = listed.find((k: { id: string }) => k.id === made.id);
+    expect(key).toMatchObject({
+      created_by: 'operator CLI',
+      agreed_by: 'lee@example.com',
+      agreed_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      last_used_at: null,
+    });
+  });
+
   it('prints readable text without --json, and the secret only once', async () => {
     const run = await create('--mode', 'test', '--access', 'read');
     expect(run.code).toBe(0);

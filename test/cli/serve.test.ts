@@ -85,6 +85,22 @@ describe.each(ENGINES)('first start on %s', { timeout: 90_000 }, (engine) => {
         .executeTakeFirstOrThrow();
       expect(owner.role).toBe('owner');
       expect(verifyPassword(password!, owner.password_hash)).toBe(true);
+      // The banner names the console, and the printed login signs in there.
+      const [, consoleUrl] = /Console: {3}(\S+)/.exec(server.output())!;
+      const form = await fetch(`${consoleUrl}/sign-in`);
+      const cookie = form.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .join('; ');
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+      const signIn = await fetch(`${consoleUrl}/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, email: email!, password: password! }),
+      });
+      expect(signIn.status).toBe(303);
+      expect(signIn.headers.getSetCookie().some((c) => c.startsWith('venue_console_session='))).toBe(true);
       const meta = await storage.db
         .selectFrom('meta')
         .select('value')

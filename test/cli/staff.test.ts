@@ -46,6 +46,50 @@ describe.each(ENGINES)('venue-api staff on %s', (engine) => {
     expect(verifyPassword('correct horse', row.password_hash)).toBe(true);
   });
 
+  it('set-password sets a password that verifies and ends every console session of that person', async () => {
+    const kim = await storage.db
+      .selectFrom('staff')
+      .select('id')
+      .where('email', '=', 'kim@example.com')
+      .executeTakeFirstOrThrow();
+    const now = Date.now();
+    for (const token_hash of ['a', 'b'])
+      await storage.db
+        .insertInto('console_sessions')
+        .values({ token_hash, staff_id: kim.id, created_at: now, last_seen_at: now, expires_at: now + 60_000 })
+        .execute();
+    const run = await cli(
+      storage,
+      'staff',
+      'set-password',
+      '--workspace',
+      workspaceId,
+      '--email',
+      'KIM@example.com',
+      '--password',
+      'battery staple',
+      '--json',
+    );
+    expect(run.code).toBe(0);
+    expect(run.json()).toEqual({ id: kim.id, email: 'kim@example.com', sessions_ended: 2 });
+    const row = await storage.db.selectFrom('staff').selectAll().where('id', '=', kim.id).executeTakeFirstOrThrow();
+    expect(verifyPassword('battery staple', row.password_hash)).toBe(true);
+    expect(verifyPassword('correct horse', row.password_hash)).toBe(false);
+    const left = await storage.db
+      .selectFrom('console_sessions')
+      .select('token_hash')
+      .where('staff_id', '=', kim.id)
+      .execute();
+    expect(left).toEqual([]);
+    const base = ['staff', 'set-password', '--workspace', workspaceId];
+    expect(
+      failedWith(await cli(storage, ...base, '--email', 'nobody@example.com', '--password', 'long enough')),
+    ).toMatch(/not staff/);
+    expect(failedWith(await cli(storage, ...base, '--email', 'kim@example.com', '--password', 'short'))).toMatch(
+      /8 characters/,
+    );
+  });
+
   it('fails with exit code 1 for a taken email, an unknown role or a short password', async () => {
     const base = ['staff', 'add', '--workspace', workspaceId, '--name', 'Sam'];
     expect(failedWith(await cli(storage, ...base, '--email', 'kim@example.com', '--role', 'staff'))).toMatch(

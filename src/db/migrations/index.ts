@@ -3,6 +3,7 @@ import * as core from './001-core.ts';
 import * as writes from './002-writes.ts';
 import * as limits from './003-limits.ts';
 import * as activity from './004-activity.ts';
+import * as consoleTables from './005-console.ts';
 
 /** Migrations are listed here (not read from disk) so they run the same under tsx and tests. */
 export const migrations: Record<string, Migration> = {
@@ -10,6 +11,7 @@ export const migrations: Record<string, Migration> = {
   '002-writes': writes,
   '003-limits': limits,
   '004-activity': activity,
+  '005-console': consoleTables,
 };
 
 export const migrationProvider: MigrationProvider = {

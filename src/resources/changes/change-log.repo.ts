@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import type { ExpressionBuilder, Transaction } from 'kysely';
 import type { ChangeLogTable, Database, Queryable } from '../../db/schema.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Actor } from '../actor.model.ts';
@@ -183,4 +183,36 @@ export async function membershipAddsBy(db: Queryable, customerId: string, keyIds
     .orderBy('customer_version', 'desc')
     .execute();
   return rows.map(toChange);
+}
+
+/**
+ * One page of a key's log, newest first: the key's own changes and the undos of them
+ * (recorded as the person's changes, pointing at the change they revert).
+ */
+export async function keyLogPage(
+  db: Queryable,
+  keyId: string,
+  page: { offset: number; limit: number },
+): Promise<{ changes: Change[]; total: number }> {
+  const ofKey = (eb: ExpressionBuilder<Database, 'change_log'>) =>
+    eb.or([
+      eb('key_id', '=', keyId),
+      eb('reverts', 'in', eb.selectFrom('change_log as c').select('c.id').where('c.key_id', '=', keyId)),
+    ]);
+  const rows = await db
+    .selectFrom('change_log')
+    .selectAll()
+    .where(ofKey)
+    .orderBy('at', 'desc')
+    .orderBy('customer_version', 'desc')
+    .orderBy('id', 'desc')
+    .offset(page.offset)
+    .limit(page.limit)
+    .execute();
+  const count = await db
+    .selectFrom('change_log')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where(ofKey)
+    .executeTakeFirstOrThrow();
+  return { changes: rows.map(toChange), total: Number(count.n) };
 }

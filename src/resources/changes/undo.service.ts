@@ -31,6 +31,18 @@ export interface UndoReport {
   skipped: Skip[];
 }
 
+/** One change an undo reverts (or would): which, to whom, and the fields it puts back. */
+export interface RevertLine {
+  change: string;
+  action: string;
+  customer: string;
+  fields: string[];
+}
+
+export interface DetailedUndoReport extends UndoReport {
+  reverts: RevertLine[];
+}
+
 export interface UndoOptions {
   /** Who runs it: a staff member (console) or an operator (CLI). */
   by: { kind: 'staff' | 'operator'; id: string };
@@ -116,6 +128,16 @@ export async function undoKeyChanges(
   keyId: string,
   options: UndoOptions,
 ): Promise<UndoReport> {
+  const { reverted, skipped } = await undoKeyChangesInDetail(storage, keyId, options);
+  return { reverted, skipped };
+}
+
+/** The same undo, also listing each change reverted (the console's preview and result name them). */
+export async function undoKeyChangesInDetail(
+  storage: { db: Db; engine: Engine },
+  keyId: string,
+  options: UndoOptions,
+): Promise<DetailedUndoReport> {
   const { db } = storage;
   const key = isIdOf('key', keyId) ? await findKeyById(db, keyId) : null;
   if (!key) throw notFound(`No key ${keyId.slice(0, 64)}.`);
@@ -127,7 +149,7 @@ export async function undoKeyChanges(
     options.clock,
   );
   const writes = new WritePipeline(db, storage.engine);
-  const report: UndoReport = { reverted: 0, skipped: [] };
+  const report: DetailedUndoReport = { reverted: 0, skipped: [], reverts: [] };
   for (const customerId of await customersChangedBy(db, keyId)) {
     const target = { keyId, customerId };
     const plan = options.dryRun
@@ -136,6 +158,13 @@ export async function undoKeyChanges(
     if (!plan) continue;
     report.reverted += [...plan.outcomes.values()].filter((o) => o !== 'skipped').length;
     report.skipped.push(...plan.skipped);
+    for (const op of plan.ops)
+      report.reverts.push({
+        change: op.change.id,
+        action: op.change.action,
+        customer: customerId,
+        fields: Object.keys(op.after),
+      });
   }
   return report;
 }

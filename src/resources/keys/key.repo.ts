@@ -29,7 +29,7 @@ const KEY_COLUMNS = [
   'api_keys.updated_at',
 ] as const;
 
-type KeyRow = Omit<ApiKeyTable, 'secret_hash' | 'created_by' | 'agreed_by' | 'agreed_at'> & {
+type KeyRow = Omit<ApiKeyTable, 'secret_hash' | 'created_by' | 'agreed_by' | 'agreed_at' | 'last_used_at'> & {
   workspace_limits: string;
 };
 
@@ -80,6 +80,65 @@ export async function findKeysChangedSince(db: Queryable, since: number): Promis
     .where((eb) => eb.or([eb('api_keys.updated_at', '>=', since), eb('workspaces.updated_at', '>=', since)]))
     .execute();
   return rows.map(rowToKey);
+}
+
+/** A key with who made it and agreed to the terms, and when it was last used (the console, `keys list`). */
+export interface KeyRecord extends ApiKey {
+  createdBy: string | null;
+  agreedBy: string | null;
+  agreedAt: number | null;
+  lastUsedAt: number | null;
+}
+
+function selectKeyRecords(db: Queryable) {
+  return selectKeys(db).select([
+    'api_keys.created_by',
+    'api_keys.agreed_by',
+    'api_keys.agreed_at',
+    'api_keys.last_used_at',
+  ]);
+}
+
+function rowToRecord(
+  row: KeyRow & Pick<ApiKeyTable, 'created_by' | 'agreed_by' | 'agreed_at' | 'last_used_at'>,
+): KeyRecord {
+  return {
+    ...rowToKey(row),
+    createdBy: row.created_by,
+    agreedBy: row.agreed_by,
+    agreedAt: row.agreed_at,
+    lastUsedAt: row.last_used_at ?? null,
+  };
+}
+
+/** A workspace's keys with their provenance, newest first. */
+export async function listKeyRecords(db: Queryable, workspaceId: string): Promise<KeyRecord[]> {
+  const rows = await selectKeyRecords(db)
+    .where('api_keys.workspace_id', '=', workspaceId)
+    .orderBy('api_keys.created_at', 'desc')
+    .orderBy('api_keys.id', 'desc')
+    .execute();
+  return rows.map(rowToRecord);
+}
+
+export async function findKeyRecord(db: Queryable, workspaceId: string, id: string): Promise<KeyRecord | null> {
+  const row = await selectKeyRecords(db)
+    .where('api_keys.workspace_id', '=', workspaceId)
+    .where('api_keys.id', '=', id)
+    .executeTakeFirst();
+  return row ? rowToRecord(row) : null;
+}
+
+/** Stamps keys' last use (the activity tracker's flush: at most one write per key per flush). */
+export async function markKeysUsed(db: Queryable, lastUse: Map<string, number>): Promise<void> {
+  for (const [id, at] of lastUse) {
+    await db
+      .updateTable('api_keys')
+      .set({ last_used_at: at })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+      .execute();
+  }
 }
 
 export async function listKeys(db: Queryable, workspaceId: string): Promise<ApiKey[]> {

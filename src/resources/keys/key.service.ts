@@ -17,7 +17,15 @@ import {
   type KeyStatus,
   type WritePermission,
 } from './key.model.ts';
-import { countLiveKeys, findKeyById, insertKey, updateKey } from './key.repo.ts';
+import {
+  countLiveKeys,
+  findKeyById,
+  findKeyRecord,
+  insertKey,
+  listKeyRecords,
+  updateKey,
+  type KeyRecord,
+} from './key.repo.ts';
 import { workspaceExists } from '../workspaces/workspace.repo.ts';
 
 export interface CreateKeyInput {
@@ -41,20 +49,27 @@ function checkRestriction(input: CreateKeyInput): { canRead: Collection[]; canWr
   const canWrite = [...new Set(input.restricted.canWrite)];
   for (const c of canRead) {
     if (!(COLLECTIONS as readonly string[]).includes(c)) {
-      throw invalid(`unknown collection "${c}" in can_read (one of ${COLLECTIONS.join(', ')})`);
+      throw invalid(`unknown collection "${c}" in can_read (one of ${COLLECTIONS.join(', ')})`, [
+        { field: 'can_read', message: `"${c}" is not a collection` },
+      ]);
     }
   }
   for (const w of canWrite) {
-    if (!(WRITES as readonly string[]).includes(w)) throw invalid(`unknown write "${w}" (one of ${WRITES.join(', ')})`);
+    if (!(WRITES as readonly string[]).includes(w))
+      throw invalid(`unknown write "${w}" (one of ${WRITES.join(', ')})`, [
+        { field: 'can_write', message: `"${w}" is not a write` },
+      ]);
     if (!(allowedWrites as string[]).includes(w)) {
-      throw invalid(`a ${input.mode} ${input.access} key cannot be given "${w}"`);
+      const detail = `a ${input.mode} ${input.access} key cannot be given "${w}"`;
+      throw invalid(detail, [{ field: 'can_write', message: detail }]);
     }
   }
   // Every customer write answers the whole customer: a key that may not read customers
   // must not be able to read them through a write (DECISIONS "Keys": a read outside can_read is 403).
   const answersCustomer = canWrite.filter((w) => w.startsWith('customers.'));
   if (answersCustomer.length > 0 && !canRead.includes('customers')) {
-    throw invalid(`${answersCustomer.join(', ')} answer the customer, so they need "customers" in can_read`);
+    const detail = `${answersCustomer.join(', ')} answer the customer, so they need "customers" in can_read`;
+    throw invalid(detail, [{ field: 'can_read', message: detail }]);
   }
   return { canRead: canRead as Collection[], canWrite: canWrite as WritePermission[] };
 }
@@ -62,16 +77,20 @@ function checkRestriction(input: CreateKeyInput): { canRead: Collection[]; canWr
 /** Makes a key; the secret is in the answer and nowhere else, ever (SPEC "Authentication" 4). */
 export async function createKey(db: Db, clock: Clock, input: CreateKeyInput): Promise<{ key: ApiKey; secret: string }> {
   const name = input.name.trim();
-  if (!name || name.length > 100) throw invalid('a key needs a name of 1 to 100 characters');
+  if (!name || name.length > 100)
+    throw invalid('a key needs a name of 1 to 100 characters', [
+      { field: 'name', message: 'needs 1 to 100 characters' },
+    ]);
   const { canRead, canWrite } = checkRestriction(input);
   let limits: Partial<KeyLimits>;
   try {
     limits = parseLimitOverrides(input.limits ?? {});
   } catch (e) {
-    throw invalid((e as Error).message);
+    throw invalid((e as Error).message, [{ field: 'limits', message: (e as Error).message }]);
   }
   const now = clock();
-  if (input.expiresAt != null && input.expiresAt <= now) throw invalid('expires_at must be in the future');
+  if (input.expiresAt != null && input.expiresAt <= now)
+    throw invalid('expires_at must be in the future', [{ field: 'expires_at', message: 'must be in the future' }]);
   const secret = newKeySecret(input.mode);
   const id = newId('key');
   await db.transaction().execute(async (tx) => {
@@ -138,4 +157,44 @@ export async function changeKeyStatus(
     ...(move === 'revoke' ? { revoked_at: current.revokedAt ?? now } : {}),
   });
   return (await findKeyById(db, keyId))!;
+}
+
+/** What a key's row says of it now: expired is a time, not a stored status. */
+export function keyState(key: ApiKey, now: number): KeyStatus | 'expired' {
+  if (key.status !== 'revoked' && key.expiresAt !== null && key.expiresAt <= now) return 'expired';
+  return key.status;
+}
+
+/** A workspace's keys, newest first, and how many of the 25 are in use (the console's keys page). */
+export async function listWorkspaceKeys(
+  db: Db,
+  workspaceId: string,
+): Promise<{ keys: KeyRecord[]; inUse: number; max: number }> {
+  const keys = await listKeyRecords(db, workspaceId);
+  return { keys, inUse: keys.filter((k) => k.status !== 'revoked').length, max: MAX_KEYS_PER_WORKSPACE };
+}
+
+/** One key of the workspace; a key of another workspace is as unknown as one that does not exist. */
+export async function getWorkspaceKey(db: Db, workspaceId: string, keyId: string): Promise<KeyRecord> {
+  const key = isIdOf('key', keyId) ? await findKeyRecord(db, workspaceId, keyId) : null;
+  if (!key) throw notFound(`no key ${keyId.slice(0, 64)}`);
+  return key;
+}
+
+/** A person moving one of their workspace's keys (the console): the same move as the CLI's. */
+export async function changeWorkspaceKeyStatus(
+  db: Db,
+  clock: Clock,
+  workspaceId: string,
+  keyId: string,
+  move: 'pause' | 'resume' | 'revoke',
+  reason: string | null = null,
+): Promise<ApiKey> {
+  await getWorkspaceKey(db, workspaceId, keyId);
+  const why = reason?.trim() ?? '';
+  if (why.length > 500)
+    throw invalid('a pause reason has at most 500 characters', [
+      { field: 'reason', message: 'has at most 500 characters' },
+    ]);
+  return changeKeyStatus(db, clock, keyId, move, why || null);
 }

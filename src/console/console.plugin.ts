@@ -1,0 +1,145 @@
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Engine } from '../db/dialects/types.ts';
+import type { Db } from '../db/schema.ts';
+import { ApiError } from '../errors.ts';
+import type { Clock } from '../lib/time.ts';
+import type { LimitStore } from '../limits/limit-store.ts';
+import { resolveSession, type StaffSession } from '../resources/staff/session.service.ts';
+import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
+import { keyRoutes } from './routes/key.routes.ts';
+import { keysRoutes } from './routes/keys.routes.ts';
+import { accountRoutes } from './routes/account.routes.ts';
+import { SESSION_COOKIE, pageContext, render } from './render.ts';
+import { errorPage } from './views/sign-in.view.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in person (console routes only), from the session cookie. */
+    staff: StaffSession | null;
+  }
+}
+
+export interface ConsoleOptions {
+  storage: { db: Db; engine: Engine };
+  clock: Clock;
+  limits: LimitStore;
+  /** Whether emails go to an SMTP server (else they wait in the outbox). */
+  smtp: boolean;
+}
+
+/**
+ * The developer settings (issue 9): server-rendered pages under /console, an edge like
+ * http/. Helmet, cookies, CSRF and form bodies are registered in this plugin's own scope,
+ * so they apply to /console and leave the API's answers as they are.
+ */
+export async function consolePlugin(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
+  // Every console route is outside the API's key auth and limits, and outside its OpenAPI document.
+  app.addHook('onRoute', (route) => {
+    route.config = { ...(route.config ?? {}), access: { kind: 'public' } };
+    route.schema = { ...(route.schema ?? {}), hide: true };
+  });
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+      },
+    },
+    // Same-origin pages only; the console is never framed or embedded.
+    referrerPolicy: { policy: 'same-origin' },
+  });
+  await app.register(cookie);
+  await app.register(formbody);
+  await app.register(csrf, {
+    sessionPlugin: '@fastify/cookie',
+    cookieKey: 'venue_console_csrf',
+    cookieOpts: { path: '/console', httpOnly: true, sameSite: 'lax', secure: 'auto' },
+  });
+
+  app.decorateRequest('staff', null);
+  app.addHook('onRequest', async (request) => {
+    if (request.url.startsWith('/console/assets/')) return; // the stylesheet needs no database read
+    request.staff = await resolveSession(options.storage.db, options.clock, request.cookies[SESSION_COOKIE]);
+  });
+  // Every form posts its token; a POST without the right one changes nothing (403).
+  app.addHook('preValidation', (request, reply, done) => {
+    if (request.method === 'POST') app.csrfProtection(request, reply, done);
+    else done();
+  });
+
+  // A form's answer waits for what it wrote to be durable: SQLite commits writes in groups
+  // (src/db/dialects/sqlite.ts), as the API's write pipeline waits for them too.
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (request.method === 'POST') await options.storage.engine.committed();
+    return payload;
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => renderError(error, request, reply));
+  app.setNotFoundHandler((request, reply) =>
+    render(
+      reply,
+      404,
+      errorPage(pageContext(request, reply), 'Page not found', 'There is no such page in the console.'),
+    ),
+  );
+
+  app.get('/assets/console.css', (_request, reply) =>
+    reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=300').send(CONSOLE_CSS),
+  );
+  app.get('/assets/console.js', (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=300').send(CONSOLE_JS),
+  );
+
+  // Not `options` itself: it carries the `/console` prefix, which would apply twice.
+  const routeOptions: ConsoleOptions = {
+    storage: options.storage,
+    clock: options.clock,
+    limits: options.limits,
+    smtp: options.smtp,
+  };
+  await app.register(accountRoutes, routeOptions);
+  await app.register(keysRoutes, routeOptions);
+  await app.register(keyRoutes, routeOptions);
+}
+
+/** Anything that went wrong, as a page: a person's mistake says what to do; ours says nothing of internals. */
+function renderError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const ctx = pageContext(request, reply);
+  if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
+    return render(
+      reply,
+      403,
+      errorPage(
+        ctx,
+        'Form expired',
+        'This form did not come from this console or has expired. Go back, reload the page and try again.',
+      ),
+    );
+  }
+  if (error instanceof ApiError) return render(reply, error.status, errorPage(ctx, 'Not possible', error.detail));
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return render(
+      reply,
+      status,
+      errorPage(ctx, 'Not possible', 'The request was not understood. Go back and try again.'),
+    );
+  }
+  request.log.error({ err: error }, 'console request failed');
+  return render(
+    reply,
+    500,
+    errorPage(ctx, 'Something went wrong', `Something went wrong on our side (${request.id}).`),
+  );
+}

@@ -1,0 +1,62 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { canManageKeys } from '../resources/staff/staff.service.ts';
+import type { SafeHtml } from './html.ts';
+import type { PageContext } from './views/layout.ts';
+import { errorPage } from './views/sign-in.view.ts';
+
+/** The session cookie: HttpOnly, SameSite=Lax, Secure when the request came over HTTPS. */
+export const SESSION_COOKIE = 'venue_console_session';
+export const SESSION_COOKIE_OPTIONS = { path: '/console', httpOnly: true, sameSite: 'lax', secure: 'auto' } as const;
+
+export function pageContext(request: FastifyRequest, reply: FastifyReply): PageContext {
+  let csrf = '';
+  try {
+    csrf = reply.generateCsrf();
+  } catch {
+    // Only when the request failed before its cookies were read: that page has no form to protect.
+  }
+  return { staff: request.staff ?? null, csrf };
+}
+
+export function render(reply: FastifyReply, status: number, page: SafeHtml): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(page.value);
+}
+
+/** A form body as fields (the form parser gives an object; anything else has no fields). */
+export function formFields(request: FastifyRequest): Record<string, unknown> {
+  const body = request.body;
+  return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+}
+
+export function formText(request: FastifyRequest, name: string, max = 1000): string {
+  const v = formFields(request)[name];
+  return typeof v === 'string' ? v.slice(0, max) : '';
+}
+
+/** preHandler: pages for signed-in people only; the others are sent to sign in. */
+export async function signedIn(request: FastifyRequest, reply: FastifyReply) {
+  if (!request.staff) return reply.redirect('/console/sign-in', 303);
+}
+
+/** preHandler: key pages are for owners and key managers; `staff` gets 403 (issue 9). */
+export async function managesKeys(request: FastifyRequest, reply: FastifyReply) {
+  if (!request.staff) return reply.redirect('/console/sign-in', 303);
+  if (!canManageKeys(request.staff.role)) {
+    return render(
+      reply,
+      403,
+      errorPage(
+        pageContext(request, reply),
+        'Not allowed',
+        'Only owners and key managers can see and change API keys. Ask an owner of the workspace for that role.',
+      ),
+    );
+  }
+}
+
+/** `?page=` as a page number; anything else is the first page. */
+export function pageNumber(request: FastifyRequest): number {
+  const raw = (request.query as Record<string, unknown> | undefined)?.page;
+  const n = typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : 1;
+  return Math.max(1, n);
+}

@@ -1,0 +1,86 @@
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../../errors.ts';
+import { keyHistory } from '../../resources/changes/key-history.service.ts';
+import { undoKeyChangesInDetail } from '../../resources/changes/undo.service.ts';
+import { changeWorkspaceKeyStatus, getWorkspaceKey } from '../../resources/keys/key.service.ts';
+import type { ConsoleOptions } from '../console.plugin.ts';
+import { formText, managesKeys, pageContext, pageNumber, render } from '../render.ts';
+import { usageOf } from '../usage.ts';
+import { confirmPage, keyPage } from '../views/key.view.ts';
+import { undoPreviewPage, undoResultPage } from '../views/undo.view.ts';
+
+type KeyParams = { Params: { id: string } };
+const MOVES = ['pause', 'resume', 'revoke'] as const;
+
+/** A key's page, its pause / resume / revoke with a confirmation, and the undo of its changes. */
+export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }: ConsoleOptions) {
+  const { db } = storage;
+
+  app.get<KeyParams>('/keys/:id', { preHandler: managesKeys }, async (request, reply) => {
+    const key = await getWorkspaceKey(db, request.staff!.workspaceId, request.params.id);
+    const now = clock();
+    const [usage, history] = await Promise.all([
+      usageOf(limits, key, now),
+      keyHistory(db, key.id, pageNumber(request)),
+    ]);
+    const done = (request.query as Record<string, unknown>).done;
+    return render(
+      reply,
+      200,
+      keyPage(pageContext(request, reply), {
+        key,
+        usage,
+        history,
+        now,
+        ...(typeof done === 'string' ? { done } : {}),
+      }),
+    );
+  });
+
+  for (const move of MOVES) {
+    app.get<KeyParams>(`/keys/:id/${move}`, { preHandler: managesKeys }, async (request, reply) => {
+      const key = await getWorkspaceKey(db, request.staff!.workspaceId, request.params.id);
+      return render(reply, 200, confirmPage(pageContext(request, reply), key, move));
+    });
+
+    app.post<KeyParams>(`/keys/:id/${move}`, { preHandler: managesKeys }, async (request, reply) => {
+      const staff = request.staff!;
+      const reason = move === 'pause' ? formText(request, 'reason', 2000) : '';
+      try {
+        await changeWorkspaceKeyStatus(
+          db,
+          clock,
+          staff.workspaceId,
+          request.params.id,
+          move,
+          move === 'pause' ? reason.trim() || `paused by ${staff.email}` : null,
+        );
+      } catch (err) {
+        if (!(err instanceof ApiError) || (err.code !== 'invalid_request' && err.code !== 'conflict')) throw err;
+        const key = await getWorkspaceKey(db, staff.workspaceId, request.params.id);
+        const state = err.options.errors ? { reason, reasonError: err.detail } : { reason, error: err.detail };
+        return render(reply, err.status, confirmPage(pageContext(request, reply), key, move, state));
+      }
+      return reply.redirect(`/console/keys/${request.params.id}?done=${move}`, 303);
+    });
+  }
+
+  app.get<KeyParams>('/keys/:id/undo', { preHandler: managesKeys }, async (request, reply) => {
+    const staff = request.staff!;
+    const key = await getWorkspaceKey(db, staff.workspaceId, request.params.id);
+    const report = await undoKeyChangesInDetail(storage, key.id, {
+      by: { kind: 'staff', id: staff.staffId },
+      clock,
+      dryRun: true,
+    });
+    return render(reply, 200, undoPreviewPage(pageContext(request, reply), key, report));
+  });
+
+  app.post<KeyParams>('/keys/:id/undo', { preHandler: managesKeys }, async (request, reply) => {
+    const staff = request.staff!;
+    const key = await getWorkspaceKey(db, staff.workspaceId, request.params.id);
+    // Recorded as the signed-in person's change, through the same write pipeline as the CLI's undo.
+    const report = await undoKeyChangesInDetail(storage, key.id, { by: { kind: 'staff', id: staff.staffId }, clock });
+    return render(reply, 200, undoResultPage(pageContext(request, reply), key, report));
+  });
+}

@@ -1,0 +1,59 @@
+import { describeSkip } from '../../resources/changes/skip-reasons.ts';
+import type { DetailedUndoReport } from '../../resources/changes/undo.service.ts';
+import type { KeyRecord } from '../../resources/keys/key.repo.ts';
+import { html } from '../html.ts';
+import { csrfField, notice, page, type PageContext } from './layout.ts';
+
+function tables(report: DetailedUndoReport, verb: string) {
+  return html`<h2>${verb} (${report.reverts.length})</h2>
+    ${
+      report.reverts.length === 0
+        ? html`<p>Nothing.</p>`
+        : html`<table>
+      <thead><tr><th scope="col">Customer</th><th scope="col">Change</th><th scope="col">Action</th><th scope="col">Fields put back</th></tr></thead>
+      <tbody>${report.reverts.map(
+        (r) =>
+          html`<tr><td><code>${r.customer}</code></td><td><code>${r.change}</code></td><td>${r.action}</td><td>${r.fields.join(', ')}</td></tr>`,
+      )}</tbody></table>`
+    }
+    <h2>Skipped (${report.skipped.length})</h2>
+    ${
+      report.skipped.length === 0
+        ? html`<p>Nothing.</p>`
+        : html`<table>
+      <thead><tr><th scope="col">Customer</th><th scope="col">Change</th><th scope="col">Action</th><th scope="col">Field</th><th scope="col">Why</th></tr></thead>
+      <tbody>${report.skipped.map(
+        (s) =>
+          html`<tr><td><code>${s.customer}</code></td><td><code>${s.change}</code></td><td>${s.action}</td><td>${s.field ?? 'the customer'}</td><td>${describeSkip(s)}</td></tr>`,
+      )}</tbody></table>`
+    }`;
+}
+
+export function undoPreviewPage(ctx: PageContext, key: KeyRecord, report: DetailedUndoReport) {
+  const nothing = report.reverts.length === 0 && report.skipped.length === 0;
+  return page(
+    ctx,
+    `Undo the changes of “${key.name}”`,
+    html`<p>The preview below is what an undo would do now, newest change first. An undo never reverts an edit
+      made after the key's change; those are skipped, with the reason.</p>
+    ${nothing ? html`<p>This key has no changes left to undo.</p>` : tables(report, 'Would revert')}
+    ${
+      !nothing &&
+      html`<form method="post" action="/console/keys/${key.id}/undo">
+        ${csrfField(ctx)}
+        <p class="actions"><button type="submit">Confirm undo</button> <a href="/console/keys/${key.id}">Cancel</a></p>
+      </form>`
+    }
+    <p><a href="/console/keys/${key.id}">Back to the key's page</a></p>`,
+  );
+}
+
+export function undoResultPage(ctx: PageContext, key: KeyRecord, report: DetailedUndoReport) {
+  return page(
+    ctx,
+    `Undone: the changes of “${key.name}”`,
+    html`${notice('ok', `Reverted ${report.reverted} change(s); skipped ${report.skipped.length}. The undo is in the key's change log.`)}
+    ${tables(report, 'Reverted')}
+    <p><a href="/console/keys/${key.id}#log">Back to the key's page</a></p>`,
+  );
+}

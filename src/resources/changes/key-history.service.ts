@@ -1,0 +1,21 @@
+import type { Db } from '../../db/schema.ts';
+import { keyLogPage, type Change } from './change-log.repo.ts';
+
+export const HISTORY_PAGE_SIZE = 20;
+
+export interface KeyHistoryPage {
+  changes: Change[];
+  page: number;
+  pages: number;
+  total: number;
+}
+
+/** A key's change log, newest first, a page at a time (the key's page in the console). */
+export async function keyHistory(db: Db, keyId: string, page: number): Promise<KeyHistoryPage> {
+  const wanted = Number.isSafeInteger(page) && page >= 1 ? page : 1;
+  const { changes, total } = await keyLogPage(db, keyId, {
+    offset: (wanted - 1) * HISTORY_PAGE_SIZE,
+    limit: HISTORY_PAGE_SIZE,
+  });
+  return { changes, page: wanted, pages: Math.max(1, Math.ceil(total / HISTORY_PAGE_SIZE)), total };
+}

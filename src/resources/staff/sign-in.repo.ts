@@ -1,0 +1,48 @@
+import type { ConsoleSignInFailureTable, Queryable } from '../../db/schema.ts';
+
+/** Failed sign-ins and the lock-outs they lead to (005-console). */
+export async function recordFailure(db: Queryable, row: ConsoleSignInFailureTable): Promise<void> {
+  await db.insertInto('console_sign_in_failures').values(row).execute();
+}
+
+export async function countFailures(
+  db: Queryable,
+  by: { column: 'email' | 'address'; value: string },
+  since: number,
+): Promise<number> {
+  const row = await db
+    .selectFrom('console_sign_in_failures')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where(by.column, '=', by.value)
+    .where('at', '>', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function clearEmailFailures(db: Queryable, email: string): Promise<void> {
+  await db.deleteFrom('console_sign_in_failures').where('email', '=', email).execute();
+}
+
+export async function deleteFailuresBefore(db: Queryable, before: number): Promise<void> {
+  await db.deleteFrom('console_sign_in_failures').where('at', '<=', before).execute();
+  await db.deleteFrom('console_lockouts').where('until', '<=', before).execute();
+}
+
+export async function lockUntil(db: Queryable, subject: string, until: number): Promise<void> {
+  await db
+    .insertInto('console_lockouts')
+    .values({ subject, until })
+    .onConflict((oc) => oc.column('subject').doUpdateSet({ until }))
+    .execute();
+}
+
+/** The latest end of any lock-out on these subjects that is still running at `now`, else null. */
+export async function lockedUntil(db: Queryable, subjects: string[], now: number): Promise<number | null> {
+  const row = await db
+    .selectFrom('console_lockouts')
+    .select((eb) => eb.fn.max('until').as('until'))
+    .where('subject', 'in', subjects)
+    .where('until', '>', now)
+    .executeTakeFirst();
+  return row?.until == null ? null : Number(row.until);
+}

@@ -1,0 +1,78 @@
+import type { Db } from '../../db/schema.ts';
+import { randomBase62 } from '../../lib/ids.ts';
+import { decoyPasswordHash, verifyPasswordAsync } from '../../lib/password.ts';
+import { MINUTE_MS, type Clock } from '../../lib/time.ts';
+import { addressBucket } from '../../limits/address.ts';
+import {
+  clearEmailFailures,
+  countFailures,
+  deleteFailuresBefore,
+  lockedUntil,
+  lockUntil,
+  recordFailure,
+} from './sign-in.repo.ts';
+import { staffWithEmail, type StaffRow } from './staff.repo.ts';
+
+/**
+ * Staff sign-in (issue 9): after 10 failed sign-ins for one email within 15 minutes, that
+ * email cannot sign in for 15 minutes, with the right password too. One address is held to
+ * 50 failures in 15 minutes across all emails, so nobody walks a list of addresses either.
+ * A refused attempt during a lock-out is not counted, so the lock ends when it said it would.
+ */
+export const SIGN_IN_RULES = Object.freeze({
+  emailFailures: 10,
+  addressFailures: 50,
+  windowMs: 15 * MINUTE_MS,
+  lockMs: 15 * MINUTE_MS,
+});
+
+export type SignInResult =
+  | { kind: 'signed_in'; staff: StaffRow }
+  | { kind: 'refused' }
+  | { kind: 'locked'; until: number };
+
+export function normaliseEmail(raw: string): string {
+  return raw.trim().toLowerCase();
+}
+
+const emailSubject = (email: string) => `email:${email}`;
+const addressSubject = (ip: string) => `address:${addressBucket(ip)}`;
+
+export async function signIn(
+  db: Db,
+  clock: Clock,
+  input: { email: string; password: string; ip: string },
+): Promise<SignInResult> {
+  const email = normaliseEmail(input.email).slice(0, 320);
+  const address = addressBucket(input.ip);
+  const now = clock();
+  const locked = await lockedUntil(db, [emailSubject(email), addressSubject(input.ip)], now);
+  if (locked !== null) return { kind: 'locked', until: locked };
+
+  // Every candidate is checked (the decoy when there is none), so an unknown email costs as long as a known one.
+  const candidates = email ? await staffWithEmail(db, email) : [];
+  let match: StaffRow | null = null;
+  for (const staff of candidates.length > 0 ? candidates : [null]) {
+    const ok = await verifyPasswordAsync(input.password, staff ? staff.password_hash : decoyPasswordHash());
+    if (ok && staff && !match) match = staff;
+  }
+  if (match) {
+    await clearEmailFailures(db, email);
+    return { kind: 'signed_in', staff: match };
+  }
+
+  const since = now - SIGN_IN_RULES.windowMs;
+  // What no rule can count any more goes, so the tables stay as small as the last 15 minutes.
+  await deleteFailuresBefore(db, since);
+  await recordFailure(db, { id: randomBase62(22), email, address, at: now });
+  const until = now + SIGN_IN_RULES.lockMs;
+  if ((await countFailures(db, { column: 'email', value: email }, since)) >= SIGN_IN_RULES.emailFailures) {
+    await lockUntil(db, emailSubject(email), until);
+    return { kind: 'locked', until };
+  }
+  if ((await countFailures(db, { column: 'address', value: address }, since)) >= SIGN_IN_RULES.addressFailures) {
+    await lockUntil(db, addressSubject(input.ip), until);
+    return { kind: 'locked', until };
+  }
+  return { kind: 'refused' };
+}

@@ -1,0 +1,57 @@
+import type { Db } from '../../db/schema.ts';
+import { invalid, notFound } from '../../errors.ts';
+import { hashPassword, verifyPasswordAsync } from '../../lib/password.ts';
+import type { Clock } from '../../lib/time.ts';
+import { getWorkspace, type StaffRole } from '../workspaces/workspace.service.ts';
+import { deleteSessionsOf } from './session.repo.ts';
+import { normaliseEmail } from './sign-in.service.ts';
+import { findStaffInWorkspace, setPasswordHash } from './staff.repo.ts';
+
+/** Owners and key managers manage keys; `staff` can sign in and see no key page (issue 9). */
+export function canManageKeys(role: StaffRole): boolean {
+  return role === 'owner' || role === 'key_manager';
+}
+
+export const MIN_PASSWORD_LENGTH = 8;
+/** scrypt takes any length; a bound keeps a pasted novel from costing the server. */
+export const MAX_PASSWORD_LENGTH = 200;
+
+export function checkNewPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH)
+    throw invalid(`a password needs ${MIN_PASSWORD_LENGTH} characters or more`);
+  if (password.length > MAX_PASSWORD_LENGTH) throw invalid(`a password has at most ${MAX_PASSWORD_LENGTH} characters`);
+}
+
+/**
+ * Sets a staff member's password and ends every session they have, on every process: a
+ * changed password is how a person throws out whoever else may be signed in as them.
+ */
+export async function setStaffPassword(
+  db: Db,
+  clock: Clock,
+  input: { workspaceId: string; email: string; password: string },
+): Promise<{ id: string; email: string; sessions_ended: number }> {
+  await getWorkspace(db, input.workspaceId);
+  const email = normaliseEmail(input.email);
+  const staff = await findStaffInWorkspace(db, input.workspaceId, email);
+  if (!staff) throw notFound(`${email} is not staff of ${input.workspaceId}`);
+  checkNewPassword(input.password);
+  const ended = await db.transaction().execute(async (tx) => {
+    await setPasswordHash(tx, staff.id, hashPassword(input.password), clock());
+    return deleteSessionsOf(tx, staff.id);
+  });
+  return { id: staff.id, email: staff.email, sessions_ended: ended };
+}
+
+/** A signed-in person changing their own password: the current one first (console). */
+export async function changeOwnPassword(
+  db: Db,
+  clock: Clock,
+  input: { workspaceId: string; email: string; current: string; next: string },
+): Promise<void> {
+  const staff = await findStaffInWorkspace(db, input.workspaceId, normaliseEmail(input.email));
+  if (!staff || !(await verifyPasswordAsync(input.current, staff.password_hash))) {
+    throw invalid('the current password is not right', [{ field: 'current_password', message: 'is not right' }]);
+  }
+  await setStaffPassword(db, clock, { workspaceId: input.workspaceId, email: staff.email, password: input.next });
+}

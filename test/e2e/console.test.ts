@@ -1,0 +1,257 @@
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/lib/time.ts';
+import { createKey } from '../../src/resources/keys/key.service.ts';
+import { addStaff, createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
+import { startServer, type ServerProcess } from '../helpers/server-process.ts';
+import { freshStorage, type TestStorage } from '../helpers/storage.ts';
+
+/**
+ * Issue 9's browser tests: Debian's Chromium, driven through the labels a person reads,
+ * against `npm start`'s bundle on SQLite. axe-core checks every page; each step leaves a
+ * screenshot in test/e2e/screenshots/ (ignored by git).
+ */
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
+const VERSION = { 'Service-Version': '2026-10-08' };
+
+describe('the console in Chromium', { timeout: 90_000 }, () => {
+  let storage: TestStorage;
+  let server: ServerProcess;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let helperSecret: string;
+  let customerId: string;
+  const cspErrors: string[] = [];
+  const state = { keyId: '', secret: '' };
+
+  const api = (secret: string, path: string, init: RequestInit = {}) =>
+    fetch(`${server.url}${path}`, {
+      ...init,
+      headers: { Authorization: `Bearer ${secret}`, ...VERSION, ...(init.headers ?? {}) },
+    });
+
+  /** Polls the API until it answers `status` (the key cache refreshes every KEY_REFRESH_MS, 2 s). */
+  const apiAnswers = async (secret: string, status: number, code?: string) => {
+    const deadline = Date.now() + 5_000;
+    let last = { status: 0, code: undefined as string | undefined };
+    while (Date.now() < deadline) {
+      const res = await api(secret, '/key');
+      const body = (await res.json()) as { code?: string };
+      last = { status: res.status, code: res.status >= 400 ? body.code : undefined };
+      if (last.status === status && (code === undefined || last.code === code)) return last;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return last;
+  };
+
+  /** No serious or critical axe-core violation on the page as it is, and a screenshot of it. */
+  const checkPage = async (name: string, p: Page = page) => {
+    await p.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
+    // Evaluated rather than added as a <script>: the console's CSP (rightly) refuses inline scripts.
+    await p.evaluate(AXE);
+    const { violations, passes } = (await p.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run(): Promise<{ violations: unknown[]; passes: unknown[] }> } }).axe;
+      const result = await axe.run();
+      return { violations: result.violations, passes: result.passes.length };
+    })) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[]; passes: number };
+    expect(passes, `${name}: axe ran its rules`).toBeGreaterThan(10);
+    const serious = violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    expect(serious, name).toEqual([]);
+  };
+
+  const watch = (p: Page) =>
+    p.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
+    });
+
+  const signIn = async (p: Page, email: string, password: string) => {
+    await p.goto(`${server.url}/console/sign-in`);
+    await p.getByLabel('Email').fill(email);
+    await p.getByLabel('Password').fill(password);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+  };
+
+  beforeAll(async () => {
+    storage = await freshStorage('sqlite');
+    const ws = await createWorkspace(storage.db, systemClock, { name: 'Browser Venues' });
+    for (const [email, role] of [
+      ['owner@example.com', 'owner'],
+      ['clerk@example.com', 'staff'],
+      ['locked@example.com', 'owner'],
+    ] as const)
+      await addStaff(storage.db, systemClock, {
+        workspaceId: ws.id,
+        email,
+        name: email.split('@')[0]!,
+        role,
+        password: 'right password',
+      });
+    // Another program's key, which owns the customer the console's key will change.
+    helperSecret = (
+      await createKey(storage.db, systemClock, {
+        workspaceId: ws.id,
+        name: 'Helper',
+        mode: 'live',
+        access: 'read_write',
+      })
+    ).secret;
+    server = await startServer({ DATABASE_URL: storage.url, DEMO: 'off' });
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+    context = await browser.newContext();
+    page = await context.newPage();
+    context.setDefaultTimeout(8_000);
+    watch(page);
+    const created = await api(helperSecret, '/customers', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'e2e-customer' },
+      body: JSON.stringify({ first_name: 'Grace', last_name: 'Hopper' }),
+    });
+    expect(created.status).toBe(201);
+    customerId = ((await created.json()) as { id: string }).id;
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await storage?.drop();
+  });
+
+  it('refuses a wrong password, then signs in', async () => {
+    await signIn(page, 'owner@example.com', 'wrong password');
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('The email or password is not right.');
+    await checkPage('01-sign-in-refused');
+    await signIn(page, 'owner@example.com', 'right password');
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    expect(await page.textContent('main')).toContain('1 of 25 keys in use');
+    await checkPage('02-keys');
+  });
+
+  it('refuses a key without the three agreements, and without a CSRF token', async () => {
+    await page.getByRole('link', { name: 'Create key' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('No agreements');
+    await checkPage('03-create-form');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByText('Tick "I agree to the API terms" to create a key.').waitFor();
+    await checkPage('04-create-refused');
+    for (const label of [
+      'I agree to the API terms',
+      'I agree to the acceptable use policy',
+      'I agree to the data and privacy terms',
+    ])
+      await page.getByLabel(label).check();
+    await page.evaluate(() => document.querySelector('main form input[name="_csrf"]')?.remove());
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Form expired' }).waitFor();
+    await checkPage('05-csrf-refused');
+    await page.goto(`${server.url}/console/keys`);
+    expect(await page.textContent('main')).toContain('1 of 25 keys in use');
+  });
+
+  it('creates a live read-write key, shows its secret once, and the API answers it with 200', async () => {
+    await page.getByRole('link', { name: 'Create key' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Browser key');
+    await page.getByLabel('Live', { exact: true }).check();
+    await page.getByLabel('Read and write', { exact: true }).check();
+    for (const label of [
+      'I agree to the API terms',
+      'I agree to the acceptable use policy',
+      'I agree to the data and privacy terms',
+    ])
+      await page.getByLabel(label).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secretField = page.getByLabel('Secret');
+    state.secret = await secretField.inputValue();
+    expect(state.secret).toMatch(/^vw_live_/);
+    expect(await secretField.getAttribute('readonly')).not.toBeNull();
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await checkPage('06-secret-once');
+    state.keyId = /keys\/(key_\w+)\/created/.exec(page.url())![1]!;
+    await page.reload();
+    expect(await page.content()).not.toContain(state.secret);
+    expect(await page.getByLabel('Secret').count()).toBe(0);
+    expect((await api(state.secret, '/key')).status).toBe(200);
+  });
+
+  it('pauses the key on its page (403 key_paused within 5 s), then resumes it', async () => {
+    await page.goto(`${server.url}/console/keys/${state.keyId}`);
+    await checkPage('07-key-page');
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByLabel('Reason (optional)').fill('Checking the sync');
+    await checkPage('08-confirm-pause');
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    expect(await apiAnswers(state.secret, 403, 'key_paused')).toEqual({ status: 403, code: 'key_paused' });
+    expect(await page.textContent('main')).toContain('Checking the sync');
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    expect(await apiAnswers(state.secret, 200)).toEqual({ status: 200, code: undefined });
+  });
+
+  it("undoes the key's change to a customer after the preview; the API shows the customer restored", async () => {
+    const changed = await api(state.secret, `/customers/${customerId}`, {
+      method: 'PATCH',
+      headers: { 'Content-Type': 'application/json', 'If-Match': '*' },
+      body: JSON.stringify({ last_name: 'Changed by the key' }),
+    });
+    expect(changed.status).toBe(200);
+    await page.goto(`${server.url}/console/keys/${state.keyId}`);
+    expect(await page.textContent('main')).toContain(customerId);
+    await page.getByRole('link', { name: "Undo this key's changes" }).click();
+    expect(await page.textContent('main')).toContain(customerId);
+    expect(await page.textContent('main')).toContain('Would revert (1)');
+    await checkPage('09-undo-preview');
+    await page.getByRole('button', { name: 'Confirm undo' }).click();
+    await page.getByText('Reverted 1 change(s); skipped 0.').waitFor();
+    await checkPage('10-undo-result');
+    const customer = (await (await api(helperSecret, `/customers/${customerId}`)).json()) as { last_name: string };
+    expect(customer.last_name).toBe('Hopper');
+    await page.goto(`${server.url}/console/keys/${state.keyId}`);
+    expect(await page.textContent('main')).toContain('(undo)');
+  });
+
+  it('revokes the key: the API answers 401', async () => {
+    await page.getByRole('button', { name: 'Revoke' }).click();
+    await checkPage('11-confirm-revoke');
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    expect((await apiAnswers(state.secret, 401)).status).toBe(401);
+    await page.goto(`${server.url}/console/notifications`);
+    await checkPage('12-notifications');
+    await page.goto(`${server.url}/console/password`);
+    await checkPage('13-password');
+  });
+
+  it('a staff member signs in but cannot reach the key pages', async () => {
+    const staff = await browser.newContext();
+    const p = await staff.newPage();
+    watch(p);
+    await signIn(p, 'clerk@example.com', 'right password');
+    await p.getByRole('heading', { level: 1, name: 'Developer settings' }).waitFor();
+    await checkPage('14-staff-home', p);
+    const res = await p.goto(`${server.url}/console/keys`);
+    expect(res?.status()).toBe(403);
+    await checkPage('15-staff-refused', p);
+    expect((await p.goto(`${server.url}/console/keys/${state.keyId}`))?.status()).toBe(403);
+    await staff.close();
+  });
+
+  it('locks an email out after 10 failed sign-ins, even with the right password', async () => {
+    const other = await browser.newContext();
+    const p = await other.newPage();
+    for (let i = 0; i < 10; i++) await signIn(p, 'locked@example.com', `wrong ${i}`);
+    await signIn(p, 'locked@example.com', 'right password');
+    await expect.poll(() => p.getByRole('alert').textContent()).toMatch(/Too many failed sign-ins/);
+    await checkPage('16-locked-out', p);
+    expect(p.url()).toContain('/console/sign-in');
+    await other.close();
+  });
+
+  it('no page broke the Content-Security-Policy', () => {
+    expect(cspErrors).toEqual([]);
+  });
+});
