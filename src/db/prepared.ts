@@ -1,5 +1,5 @@
-import { CompiledQuery, type Compilable } from 'kysely';
-import type { Queryable } from './schema.ts';
+import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
+import type { Database, Queryable } from './schema.ts';
 
 /**
  * A query built with Kysely once and then run with new values, for the hot reads. Building
@@ -32,6 +32,11 @@ export class PreparedQuery<P extends Record<string, unknown>, R> {
   constructor(private readonly build: (db: Queryable, shape: string) => Compilable<R>) {}
 
   async execute(db: Queryable, params: P, shape = ''): Promise<R[]> {
+    return (await this.run(db, params, shape)).rows;
+  }
+
+  /** The whole result: rows, and for a write the rows it changed. */
+  async run(db: Queryable, params: P, shape = ''): Promise<QueryResult<R>> {
     const { sql, slots } = this.compile(db, shape);
     const parameters = slots.map((slot) => {
       if ('value' in slot) return slot.value;
@@ -39,8 +44,7 @@ export class PreparedQuery<P extends Record<string, unknown>, R> {
       if (value === undefined) throw new Error(`prepared query: no value for ${slot.name}`);
       return value;
     });
-    const result = await db.executeQuery<R>(CompiledQuery.raw(sql, parameters));
-    return result.rows;
+    return db.executeQuery<R>(CompiledQuery.raw(sql, parameters));
   }
 
   private compile(db: Queryable, shape: string): Compiled {
@@ -61,4 +65,21 @@ export class PreparedQuery<P extends Record<string, unknown>, R> {
     }
     return compiled;
   }
+}
+
+/**
+ * An INSERT of one row, its columns the row's own keys: compiled once per set of columns.
+ * `doNothingOnConflict` adds ON CONFLICT DO NOTHING (the caller reads the inserted count).
+ */
+export function preparedInsert<T extends keyof Database>(table: T, options: { doNothingOnConflict?: boolean } = {}) {
+  const query = new PreparedQuery<Record<string, unknown>, never>((db, shape) => {
+    const values = Object.fromEntries(shape.split(',').map((column) => [column, param(column)]));
+    const insert = db.insertInto(table).values(values as never);
+    return options.doNothingOnConflict ? insert.onConflict((oc) => oc.doNothing()) : insert;
+  });
+  return async (db: Queryable, row: Database[T]): Promise<number> => {
+    const values = row as unknown as Record<string, unknown>;
+    const result = await query.run(db, values, Object.keys(values).join(','));
+    return Number(result.numAffectedRows ?? 0n);
+  };
 }

@@ -1,3 +1,4 @@
+import { param, PreparedQuery, preparedInsert } from '../../db/prepared.ts';
 import type { Transaction } from 'kysely';
 import type { CustomerTable, Database, Queryable } from '../../db/schema.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
@@ -45,13 +46,11 @@ export async function lockCustomer(
 }
 
 /** Inserts unless a unique index refuses (the email is taken): answers whether it did. */
+// Every create runs it: compiled once (db/prepared.ts).
+const INSERT_CUSTOMER = preparedInsert('customers', { doNothingOnConflict: true });
+
 export async function insertCustomer(tx: Transaction<Database>, row: CustomerTable): Promise<boolean> {
-  const result = await tx
-    .insertInto('customers')
-    .values(row)
-    .onConflict((oc) => oc.doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  return (await INSERT_CUSTOMER(tx, row)) === 1;
 }
 
 /** Sets `set` and moves the version on by one; throws StaleWrite when the row moved first. */
@@ -78,13 +77,19 @@ export async function emailOwner(
   email: string,
   exceptId: string | null = null,
 ): Promise<string | null> {
-  let query = db
+  const params = { workspaceId: scope.workspaceId, livemode: scope.livemode ? 1 : 0, email, exceptId };
+  const [row] = await EMAIL_OWNER.execute(db, params, exceptId ? 'except' : '');
+  return row?.id ?? null;
+}
+
+// Every create (and every email change) asks it: compiled once per shape (db/prepared.ts).
+const EMAIL_OWNER = new PreparedQuery<Record<string, unknown>, { id: string }>((db, shape) => {
+  const query = db
     .selectFrom('customers')
     .select('id')
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('livemode', '=', scope.livemode ? 1 : 0)
-    .where('email', '=', email)
+    .where('workspace_id', '=', param<string>('workspaceId'))
+    .where('livemode', '=', param<number>('livemode'))
+    .where('email', '=', param<string>('email'))
     .where('deleted_at', 'is', null);
-  if (exceptId) query = query.where('id', '!=', exceptId);
-  return (await query.executeTakeFirst())?.id ?? null;
-}
+  return shape === 'except' ? query.where('id', '!=', param<string>('exceptId')) : query;
+});
