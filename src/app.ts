@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Config } from './config.ts';
 import { consolePlugin } from './console/console.plugin.ts';
 import type { Storage } from './db/index.ts';
@@ -87,7 +87,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
           },
     genReqId: newRequestId,
     // One line per request (request-context.ts), not Fastify's two (received, completed).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
     bodyLimit: 64 * 1024,
     trustProxy: config.trustProxy as boolean | string, // a number (hops) is accepted too
