@@ -1,3 +1,5 @@
+import { COLLECTIONS, WRITES } from '../resources/keys/key.model.ts';
+
 /**
  * Each operation's `operationId` (what generated clients name their methods) and an example
  * of its request body and success answer, for the OpenAPI document only. The examples are
@@ -273,27 +275,9 @@ const key = {
     page_size_default: 25,
     page_size_max: 100,
   },
-  can_read: [
-    'venues',
-    'customers',
-    'tags',
-    'lists',
-    'bookings',
-    'orders',
-    'activities',
-    'packages',
-    'events',
-    'tickets',
-    'gift-cards',
-  ],
-  can_write: [
-    'customers.create',
-    'customers.update',
-    'customers.delete',
-    'customers.tags',
-    'customers.lists',
-    'test_data.delete',
-  ],
+  // A read-write key that may read and write everything: the lists the key model holds.
+  can_read: [...COLLECTIONS],
+  can_write: [...WRITES],
 };
 
 export interface OperationDoc {

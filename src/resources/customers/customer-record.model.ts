@@ -3,19 +3,11 @@ import { toInstant } from '../../lib/time.ts';
 import type { CustomerRow, ListLink, TagLink } from './customer.repo.ts';
 import type { Customer } from './customer.schema.ts';
 
-/** DECISIONS "Customers": with a date of birth, `adult` is 18 or older today. */
-export function isAdultOn(dateOfBirth: string, now: number): boolean {
-  const today = new Date(now);
-  const [y, m, d] = dateOfBirth.split('-').map(Number) as [number, number, number];
-  const eighteenth = Date.UTC(y + 18, m - 1, d);
-  return eighteenth <= Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
-}
-
 /**
- * The same rule as a comparison the database can make: born on or before the returned
- * `yyyy-MM-dd`, today's date 18 years back. Compared as text, so a cutoff of 29 February in a
- * year without one still orders right, and someone born on 29 February turns 18 on 1 March
- * in a year without it, as isAdultOn says.
+ * DECISIONS "Customers": with a date of birth, `adult` is 18 or older today: born on or
+ * before the returned `yyyy-MM-dd`, today's date 18 years back. Compared as text, which the
+ * database can do too (customer-json.repo.ts): a cutoff of 29 February in a year without one
+ * still orders right, and someone born on 29 February turns 18 on 1 March in a year without it.
  */
 export function adultCutoff(now: number): string {
   const today = new Date(now);
@@ -23,6 +15,10 @@ export function adultCutoff(now: number): string {
   const m = String(today.getUTCMonth() + 1).padStart(2, '0');
   const d = String(today.getUTCDate()).padStart(2, '0');
   return `${y}-${m}-${d}`;
+}
+
+export function isAdultOn(dateOfBirth: string, now: number): boolean {
+  return dateOfBirth <= adultCutoff(now);
 }
 
 /** A record's JSON text as a contacts-masked key sees it (DECISIONS "Keys"). */
