@@ -7,7 +7,9 @@ import type { Database, Queryable } from './schema.ts';
  * the tree: about a tenth of a read's CPU in the profile), and the hot reads have a fixed
  * shape. The query is built with stand-ins from `param(name)`; compiling records which
  * bound parameter each stand-in became, and every run swaps in the real values. The
- * compiled text is kept per database (the dialects write it differently) and per shape.
+ * compiled text is kept per dialect (the engines write it differently) and per shape: keyed
+ * by the dialect's adapter, which a database and all its transactions share, so a statement
+ * run inside a fresh transaction is not compiled again.
  *
  * A stand-in must be a bound value (`where(col, '=', param('x'))`), never an identifier,
  * a list of `in` or anything Kysely would inspect.
@@ -26,7 +28,7 @@ interface Compiled {
 }
 
 export class PreparedQuery<P extends Record<string, unknown>, R> {
-  private readonly compiled = new WeakMap<Queryable, Map<string, Compiled>>();
+  private readonly compiled = new WeakMap<object, Map<string, Compiled>>();
 
   /** `build(db, shape)`: the query for one shape (say, with or without a cursor). */
   constructor(private readonly build: (db: Queryable, shape: string) => Compilable<R>) {}
@@ -48,10 +50,11 @@ export class PreparedQuery<P extends Record<string, unknown>, R> {
   }
 
   private compile(db: Queryable, shape: string): Compiled {
-    let shapes = this.compiled.get(db);
+    const dialect = db.getExecutor().adapter;
+    let shapes = this.compiled.get(dialect);
     if (!shapes) {
       shapes = new Map();
-      this.compiled.set(db, shapes);
+      this.compiled.set(dialect, shapes);
     }
     let compiled = shapes.get(shape);
     if (!compiled) {
