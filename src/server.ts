@@ -15,7 +15,10 @@ export async function serve(overrides: { port?: number; host?: string } = {}): P
     ...(overrides.port === undefined ? {} : { PORT: String(overrides.port) }),
     ...(overrides.host === undefined ? {} : { HOST: overrides.host }),
   });
-  const storage = await openStorage(config.databaseUrl, { sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs });
+  const storage = await openStorage(config.databaseUrl, {
+    sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
+    sqliteBackgroundCheckpoint: true,
+  });
   await migrate(storage);
   const demo = config.demo ? await prepareDemo(storage, systemClock) : ({ kind: 'none' } as const);
   const { app, keys } = await buildApp(config, { storage });

@@ -16,13 +16,18 @@ export function isPostgresUrl(url: string): boolean {
 export interface StorageOptions {
   /** SQLite only: how long to wait for another process's write lock (ms); see dialects/sqlite.ts. */
   sqliteBusyTimeoutMs?: number;
+  /** SQLite only: checkpoint the WAL on a worker thread (the server; see dialects/sqlite-checkpointer.ts). */
+  sqliteBackgroundCheckpoint?: boolean;
 }
 
 /** Opens the database the URL names; only that engine's driver is loaded (pg or better-sqlite3). */
 export async function openStorage(databaseUrl: string, options: StorageOptions = {}): Promise<Storage> {
   const engine = isPostgresUrl(databaseUrl)
     ? (await import('./dialects/postgres.ts')).createPostgresEngine(databaseUrl)
-    : (await import('./dialects/sqlite.ts')).createSqliteEngine(databaseUrl, options.sqliteBusyTimeoutMs);
+    : (await import('./dialects/sqlite.ts')).createSqliteEngine(databaseUrl, {
+        busyTimeoutMs: options.sqliteBusyTimeoutMs,
+        backgroundCheckpoint: options.sqliteBackgroundCheckpoint,
+      });
   const db = new Kysely<Database>({ dialect: engine.dialect });
   return { db, engine, close: () => db.destroy() };
 }

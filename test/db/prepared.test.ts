@@ -25,7 +25,10 @@ for (const engine of ENGINES) {
         return db.selectFrom('tags').select('id').where('name', '=', param<string>('name'));
       });
       const { db } = storage;
-      await db.insertInto('tags').values([tag('tag_a'), tag('tag_b')]).execute();
+      await db
+        .insertInto('tags')
+        .values([tag('tag_a'), tag('tag_b')])
+        .execute();
 
       expect(await byName.execute(db, { name: 'tag_a' })).toEqual([{ id: 'tag_a' }]);
       for (const name of ['tag_b', 'tag_a', 'tag_none']) {

@@ -10,6 +10,7 @@ import {
   type Driver,
   type SqliteDatabase,
 } from 'kysely';
+import { BACKSTOP_PAGES, BackgroundCheckpointer, SQLITE_DEFAULT_PAGES } from './sqlite-checkpointer.ts';
 import type { Engine, JsonSql } from './types.ts';
 
 /** `./data/venue.sqlite`, `sqlite:PATH`, or `:memory:`. */
@@ -84,6 +85,7 @@ class GroupCommitDriver extends SqliteDriver {
   constructor(
     private readonly database: SQLite.Database,
     config: { database: SqliteDatabase },
+    private readonly checkpointer: BackgroundCheckpointer | null = null,
   ) {
     super(config);
   }
@@ -131,6 +133,7 @@ class GroupCommitDriver extends SqliteDriver {
       if (this.database.inTransaction) await connection.executeQuery(raw('commit'));
       else if (group) throw new Error('the transaction of a group commit ended before its commit');
       group?.resolve();
+      if (group) this.checkpointer?.written();
     } catch (err) {
       if (this.database.inTransaction) this.database.exec('rollback');
       group?.reject(err);
@@ -141,6 +144,7 @@ class GroupCommitDriver extends SqliteDriver {
 
   override async destroy(): Promise<void> {
     await this.flush();
+    await this.checkpointer?.close();
     await super.destroy();
   }
 }
@@ -174,7 +178,18 @@ const sqliteJson: JsonSql = {
  */
 export const DEFAULT_BUSY_TIMEOUT_MS = 50;
 
-export function createSqliteEngine(url: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): Engine {
+export interface SqliteOptions {
+  /** How long to wait for another process's write lock (ms). */
+  busyTimeoutMs?: number;
+  /**
+   * Checkpoint the WAL on a worker thread (sqlite-checkpointer.ts) instead of inside the
+   * COMMIT that passes 1,000 pages: for the server, whose event loop serves everyone.
+   */
+  backgroundCheckpoint?: boolean;
+}
+
+export function createSqliteEngine(url: string, options: SqliteOptions = {}): Engine {
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const path = sqlitePath(url);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new SQLite(path);
@@ -185,7 +200,15 @@ export function createSqliteEngine(url: string, busyTimeoutMs = DEFAULT_BUSY_TIM
   database.pragma('cache_size = -65536');
   // Analyse what needs it now (0x10002: also tables never analysed), as SQLite advises at open.
   database.pragma('optimize = 0x10002');
-  const driver = new GroupCommitDriver(database, { database: withStatementCache(database) });
+  let checkpointer: BackgroundCheckpointer | null = null;
+  if (options.backgroundCheckpoint && path !== ':memory:' && path !== '') {
+    checkpointer = new BackgroundCheckpointer(path, () => {
+      // The worker is gone: SQLite's own checkpoints again, inside COMMIT.
+      if (database.open) database.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_PAGES}`);
+    });
+    database.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+  }
+  const driver = new GroupCommitDriver(database, { database: withStatementCache(database) }, checkpointer);
   return {
     name: 'sqlite',
     dialect: new GroupCommitDialect(driver),
