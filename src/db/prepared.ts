@@ -86,3 +86,63 @@ export function preparedInsert<T extends keyof Database>(table: T, options: { do
     return Number(result.numAffectedRows ?? 0n);
   };
 }
+
+/**
+ * A multi-row INSERT (an upsert, say) of many rows, as few statements compiled once each:
+ * batches of `rowsPerStatement`, the rest in batches of powers of two, so a dialect has at
+ * most a dozen statement texts whatever the row count. Building and compiling an INSERT of
+ * thousands of rows per call cost more than SQLite took to run it (the activity tracker's
+ * flush of customers sent). `build` gets rows of stand-ins, one per column in `columns`.
+ */
+export class PreparedInsertMany<R extends object> {
+  private readonly compiled = new WeakMap<object, Map<number, string>>();
+
+  constructor(
+    private readonly columns: readonly (keyof R & string)[],
+    private readonly build: (db: Queryable, rows: Record<string, unknown>[]) => Compilable<unknown>,
+    private readonly rowsPerStatement = 512,
+  ) {}
+
+  async run(db: Queryable, rows: readonly R[]): Promise<void> {
+    let at = 0;
+    while (at < rows.length) {
+      const left = rows.length - at;
+      const n = left >= this.rowsPerStatement ? this.rowsPerStatement : 2 ** Math.floor(Math.log2(left));
+      const values: unknown[] = new Array(n * this.columns.length);
+      let i = 0;
+      for (let r = at; r < at + n; r++) {
+        const row = rows[r] as Record<string, unknown>;
+        for (const column of this.columns) values[i++] = row[column];
+      }
+      await db.executeQuery(CompiledQuery.raw(this.sql(db, n), values));
+      at += n;
+    }
+  }
+
+  private sql(db: Queryable, n: number): string {
+    const dialect = db.getExecutor().adapter;
+    let texts = this.compiled.get(dialect);
+    if (!texts) {
+      texts = new Map();
+      this.compiled.set(dialect, texts);
+    }
+    let text = texts.get(n);
+    if (text === undefined) {
+      const row = Object.fromEntries(this.columns.map((c) => [c, param(c)]));
+      const query = this.build(
+        db,
+        Array.from({ length: n }, () => row),
+      ).compile();
+      // The values must be the rows' columns in order and nothing else, or run() would misplace them.
+      const expected = Array.from({ length: n * this.columns.length }, (_, k) =>
+        param(this.columns[k % this.columns.length]!),
+      );
+      if (query.parameters.length !== expected.length || query.parameters.some((p, k) => p !== expected[k])) {
+        throw new Error('PreparedInsertMany: the statement binds other values than the rows’ columns in order');
+      }
+      text = query.sql;
+      texts.set(n, text);
+    }
+    return text;
+  }
+}

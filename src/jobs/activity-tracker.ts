@@ -104,7 +104,7 @@ export class ActivityTracker {
       // One transaction: a failed flush leaves nothing half-counted, so it can be retried.
       await this.db.transaction().execute(async (tx) => {
         if (hours.length > 0) await addHourlyRequests(tx, this.engine, hours);
-        if (reads.length > 0) await markCustomersSent(tx, this.engine, reads);
+        if (reads.length > 0) await markCustomersSent(tx, reads);
         if (used.size > 0) await markKeysUsed(tx, used);
       });
     } catch (err) {

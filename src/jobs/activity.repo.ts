@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Engine } from '../db/dialects/types.ts';
 import type { Db, KeyActivityHourTable, KeyCustomerReadTable } from '../db/schema.ts';
 import { DAY_MS } from '../lib/time.ts';
+import { PreparedInsertMany } from '../db/prepared.ts';
 import { deleteInBatches } from './batches.ts';
 
 /** Storage of the activity the tracker counted and the check reads (004-activity). */
@@ -32,20 +33,24 @@ export async function addHourlyRequests(db: Db, engine: Engine, rows: KeyActivit
   }
 }
 
-/** Moves each (key, customer) pair's last_seen_at forward, never back. */
-export async function markCustomersSent(db: Db, engine: Engine, rows: KeyCustomerReadTable[]): Promise<void> {
-  for (const batch of chunks(rows, engine.maxInsertRows(4))) {
-    await db
+// A walk over every customer sends them all: the flush then writes as many rows.
+const SENT = new PreparedInsertMany<KeyCustomerReadTable>(
+  ['key_id', 'customer_id', 'workspace_id', 'last_seen_at'],
+  (db, rows) =>
+    db
       .insertInto('key_customer_reads')
-      .values(batch)
+      .values(rows as unknown as KeyCustomerReadTable[])
       .onConflict((oc) =>
         oc
           .columns(['key_id', 'customer_id'])
           .doUpdateSet((eb) => ({ last_seen_at: eb.ref('excluded.last_seen_at') }))
           .where((eb) => eb('excluded.last_seen_at', '>', eb.ref('key_customer_reads.last_seen_at'))),
-      )
-      .execute();
-  }
+      ),
+);
+
+/** Moves each (key, customer) pair's last_seen_at forward, never back. */
+export async function markCustomersSent(db: Db, rows: KeyCustomerReadTable[]): Promise<void> {
+  await SENT.run(db, rows);
 }
 
 export interface CandidateKey {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { param, PreparedQuery } from '../../src/db/prepared.ts';
+import { param, PreparedInsertMany, PreparedQuery } from '../../src/db/prepared.ts';
+import { markCustomersSent } from '../../src/jobs/activity.repo.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 
 /**
@@ -54,6 +55,82 @@ for (const engine of ENGINES) {
       await query.execute(db, { ws: 'wsp_prepared', name: 'tag_a' }, 'named');
       expect(shapes).toEqual(['', 'named']);
       await expect(query.execute(db, { ws: 'wsp_prepared' }, 'named')).rejects.toThrow(/no value for name/);
+    });
+
+    it('inserts many rows as a few statements of fixed sizes, each value in its column', async () => {
+      type Row = { id: string; name: string; workspace_id: string; created_at: number; updated_at: number };
+      const sizes: number[] = [];
+      const insert = new PreparedInsertMany<Row>(
+        ['id', 'name', 'workspace_id', 'created_at', 'updated_at'],
+        (db, rows) => {
+          sizes.push(rows.length);
+          return db.insertInto('tags').values(rows as unknown as Row[]);
+        },
+        64,
+      );
+      const tag = (id: string, name: string, at: number) => ({
+        id,
+        name,
+        workspace_id: 'wsp_many',
+        created_at: at,
+        updated_at: at,
+      });
+      const rows = Array.from({ length: 157 }, (_, i) => tag(`tag_m${i}`, `name ${i}`, i));
+      await storage.db.transaction().execute((tx) => insert.run(tx, rows));
+      await insert.run(storage.db, [tag('tag_m_last', 'last', 999)]);
+      // 157 = 64 + 64 + 16 + 8 + 4 + 1; each size compiled once, 64 reused.
+      expect(sizes).toEqual([64, 16, 8, 4, 1]);
+      const stored = await storage.db
+        .selectFrom('tags')
+        .select(['id', 'name', 'created_at'])
+        .where('workspace_id', '=', 'wsp_many')
+        .execute();
+      expect(stored).toHaveLength(158);
+      for (const row of stored) {
+        const i = row.id.slice('tag_m'.length);
+        expect([row.name, Number(row.created_at)]).toEqual(i === '_last' ? ['last', 999] : [`name ${i}`, Number(i)]);
+      }
+    });
+
+    it('refuses a statement whose values are not the rows’ columns in order', async () => {
+      const wrong = new PreparedInsertMany<{ id: string; name: string }>(['id', 'name'], (db, rows) =>
+        db.insertInto('tags').values(
+          rows.map((r) => ({
+            name: r.name as string,
+            id: r.id as string,
+            workspace_id: 'wsp_x',
+            created_at: 1,
+            updated_at: 1,
+          })),
+        ),
+      );
+      await expect(wrong.run(storage.db, [{ id: 'tag_w', name: 'w' }])).rejects.toThrow(/in order/);
+    });
+
+    it('customers sent move last_seen_at forward only, across statements', async () => {
+      const row = (i: number, at: number) => ({
+        key_id: 'key_sent',
+        customer_id: `cus_${String(i).padStart(5, '0')}`,
+        workspace_id: 'wsp_sent',
+        last_seen_at: at,
+      });
+      await markCustomersSent(
+        storage.db,
+        Array.from({ length: 1_300 }, (_, i) => row(i, 1_000)),
+      );
+      // Later for the even ones, earlier for the odd ones: only the later moves.
+      await markCustomersSent(
+        storage.db,
+        Array.from({ length: 1_300 }, (_, i) => row(i, i % 2 === 0 ? 2_000 : 500)),
+      );
+      const seen = await storage.db
+        .selectFrom('key_customer_reads')
+        .select(['customer_id', 'last_seen_at'])
+        .where('key_id', '=', 'key_sent')
+        .orderBy('customer_id')
+        .execute();
+      expect(seen).toHaveLength(1_300);
+      expect(seen.every((r, i) => Number(r.last_seen_at) === (i % 2 === 0 ? 2_000 : 1_000))).toBe(true);
     });
   });
 }
