@@ -4,6 +4,7 @@ import * as writes from './002-writes.ts';
 import * as limits from './003-limits.ts';
 import * as activity from './004-activity.ts';
 import * as consoleTables from './005-console.ts';
+import * as membershipReads from './006-membership-reads.ts';
 
 /** Migrations are listed here (not read from disk) so they run the same under tsx and tests. */
 export const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ export const migrations: Record<string, Migration> = {
   '003-limits': limits,
   '004-activity': activity,
   '005-console': consoleTables,
+  '006-membership-reads': membershipReads,
 };
 
 export const migrationProvider: MigrationProvider = {
