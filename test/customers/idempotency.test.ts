@@ -135,6 +135,26 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
     }
   });
 
+  it('an answer over 24 hours old counts for nothing even before the purge: the new request takes its place', async () => {
+    const start = t.clock.now;
+    try {
+      const first = await send('day-2', { first_name: 'Stale' });
+      expect(first.statusCode).toBe(201);
+      t.clock.now = start + 25 * HOUR;
+      const fresh = await send('day-2', { first_name: 'Stale' });
+      expect(fresh.statusCode).toBe(201);
+      expect(fresh.headers['idempotent-replayed']).toBeUndefined();
+      expect(fresh.json().id).not.toBe(first.json().id);
+      // The new answer is the one the key replays now.
+      const again = await send('day-2', { first_name: 'Stale' });
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.body).toBe(fresh.body);
+      expect(await customersNamed('Stale')).toBe(2);
+    } finally {
+      t.clock.now = start;
+    }
+  });
+
   it("the purge takes a busy key's expired answers a batch at a time until none are left", async () => {
     const db = t.storage.db;
     const now = t.clock.now;

@@ -3,14 +3,18 @@ import { param, PreparedQuery } from '../../db/prepared.ts';
 import type { Database, IdempotencyKeyTable, Queryable } from '../../db/schema.ts';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim, type StoredAnswer } from './idempotency.model.ts';
 
-/** The stored answer of a live (under 24 hours old) Idempotency-Key, if any. */
-export async function findAnswer(
+/** The answer stored for a key, however old (see isLive). */
+export async function findStoredAnswer(
   db: Queryable,
   claim: IdempotencyClaim,
-  now: number,
 ): Promise<IdempotencyKeyTable | undefined> {
-  const [row] = await FIND.execute(db, { keyId: claim.keyId, key: claim.key, since: now - IDEMPOTENCY_TTL_MS });
+  const [row] = await FIND.execute(db, { keyId: claim.keyId, key: claim.key });
   return row;
+}
+
+/** An answer older than 24 hours no longer counts, even before the purge job removes it. */
+export function isLive(row: Pick<IdempotencyKeyTable, 'created_at'>, now: number): boolean {
+  return Number(row.created_at) >= now - IDEMPOTENCY_TTL_MS;
 }
 
 // Every POST runs these: built once (db/prepared.ts), not per request.
@@ -19,17 +23,20 @@ const FIND = new PreparedQuery<Record<string, unknown>, IdempotencyKeyTable>((db
     .selectFrom('idempotency_keys')
     .selectAll()
     .where('key_id', '=', param<string>('keyId'))
-    .where('idempotency_key', '=', param<string>('key'))
-    .where('created_at', '>=', param<number>('since')),
+    .where('idempotency_key', '=', param<string>('key')),
 );
 
-const DROP_EXPIRED = new PreparedQuery<Record<string, unknown>, never>((db) =>
+const DROP = new PreparedQuery<Record<string, unknown>, never>((db) =>
   db
     .deleteFrom('idempotency_keys')
     .where('key_id', '=', param<string>('keyId'))
-    .where('idempotency_key', '=', param<string>('key'))
-    .where('created_at', '<', param<number>('before')),
+    .where('idempotency_key', '=', param<string>('key')),
 );
+
+/** Removes an expired stored answer, so the key's new answer can be stored in its place. */
+export async function dropStoredAnswer(tx: Transaction<Database>, claim: IdempotencyClaim): Promise<void> {
+  await DROP.execute(tx, { keyId: claim.keyId, key: claim.key });
+}
 
 const SAVE = new PreparedQuery<Record<string, unknown>, never>((db) =>
   db.insertInto('idempotency_keys').values({
@@ -46,15 +53,6 @@ const SAVE = new PreparedQuery<Record<string, unknown>, never>((db) =>
     created_at: param('now'),
   }),
 );
-
-/** An answer older than 24 hours no longer counts, even before the purge job removes it. */
-export async function dropExpiredAnswer(
-  tx: Transaction<Database>,
-  claim: IdempotencyClaim,
-  now: number,
-): Promise<void> {
-  await DROP_EXPIRED.execute(tx, { keyId: claim.keyId, key: claim.key, before: now - IDEMPOTENCY_TTL_MS });
-}
 
 export async function saveAnswer(
   tx: Transaction<Database>,

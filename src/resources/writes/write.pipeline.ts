@@ -6,7 +6,7 @@ import { ApiError, TransientConflict } from '../../errors.ts';
 import type { Actor } from '../actor.model.ts';
 import { changeRow, insertChangeRows, type ChangeInput } from '../changes/change-log.repo.ts';
 import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
-import { dropExpiredAnswer, findAnswer, saveAnswer } from './idempotency.repo.ts';
+import { dropStoredAnswer, findStoredAnswer, isLive, saveAnswer } from './idempotency.repo.ts';
 
 /**
  * The one way a write happens (CONVENTIONS 5): one transaction holding the change, its
@@ -98,9 +98,8 @@ export class WritePipeline {
     if (this.inFlight.has(lock)) throw new TransientConflict(STILL_RUNNING);
     this.inFlight.add(lock);
     try {
-      const earlier = await findAnswer(this.db, claim, actor.clock());
-      // A stored answer is replayed only once it is durable (its group may still be committing).
-      if (earlier) return await this.engine.committed().then(() => replay(claim, earlier));
+      // A replay is found by the claim inside the transaction (one look-up, not one before
+      // it and one in it) and answered once durable: its group may still be committing.
       try {
         const outcome = await this.retrying(() =>
           this.db.transaction().execute(async (tx) => {
@@ -139,8 +138,11 @@ export class WritePipeline {
     now: number,
   ): Promise<IdempotencyKeyTable | undefined> {
     if (!(await this.engine.tryTransactionLock(tx, lock))) throw new TransientConflict(STILL_RUNNING);
-    await dropExpiredAnswer(tx, claim, now);
-    return findAnswer(tx, claim, now);
+    const stored = await findStoredAnswer(tx, claim);
+    if (!stored || isLive(stored, now)) return stored;
+    // Over 24 hours old: it no longer counts, and the new answer takes its place.
+    await dropStoredAnswer(tx, claim);
+    return undefined;
   }
 
   private async apply<I, T>(tx: Tx, actor: Actor, service: WriteService<I, T>, input: I): Promise<T> {
