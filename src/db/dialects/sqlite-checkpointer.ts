@@ -53,36 +53,20 @@ export interface CheckpointResult {
 }
 
 export class BackgroundCheckpointer {
-  private readonly worker: Worker;
+  /** Started by the first write: a server that only reads never pays for the thread. */
+  private worker: Worker | null = null;
+  private exited: Promise<unknown> = Promise.resolve();
   private running = false;
   private wanted = false;
   private timer: NodeJS.Timeout | null = null;
   private failed = false;
   private waiters: ((r: CheckpointResult | null) => void)[] = [];
-  private readonly exited: Promise<unknown>;
 
   constructor(
-    path: string,
+    private readonly path: string,
     /** Called once if the worker fails: the caller restores SQLite's own checkpoints. */
     private readonly onFailure: (err: unknown) => void,
-  ) {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(WORKER, { eval: true, workerData: { path, driver } });
-    // Never what keeps a process alive: the storage's close ends it.
-    this.worker.unref();
-    this.exited = new Promise((resolve) => this.worker.once('exit', resolve));
-    this.worker.on('message', (m: { ok: boolean; log?: number; checkpointed?: number; error?: string }) => {
-      this.running = false;
-      const result = m.ok ? { log: m.log ?? 0, checkpointed: m.checkpointed ?? 0 } : null;
-      for (const resolve of this.waiters.splice(0)) resolve(result);
-      // A busy or failed pass is retried with the next writes; the backstop bounds the WAL meanwhile.
-      if (this.wanted) this.schedule();
-    });
-    this.worker.on('error', (err) => this.fail(err));
-    this.worker.on('exit', (code) => {
-      if (code !== 0) this.fail(new Error(`the checkpoint worker exited with code ${code}`));
-    });
-  }
+  ) {}
 
   /** Something was committed: a checkpoint runs within INTERVAL_MS, one at a time. */
   written(): void {
@@ -105,8 +89,33 @@ export class BackgroundCheckpointer {
     this.timer = null;
     this.failed = true;
     for (const resolve of this.waiters.splice(0)) resolve(null);
-    this.worker.postMessage('close');
+    this.worker?.postMessage('close');
     await this.exited;
+  }
+
+  private spawn(): Worker {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const worker = new Worker(WORKER, {
+      eval: true,
+      workerData: { path: this.path, driver },
+      // It runs a pragma now and then: a small heap, not a server's.
+      resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
+    });
+    // Never what keeps a process alive: the storage's close ends it.
+    worker.unref();
+    this.exited = new Promise((resolve) => worker.once('exit', resolve));
+    worker.on('message', (m: { ok: boolean; log?: number; checkpointed?: number; error?: string }) => {
+      this.running = false;
+      const result = m.ok ? { log: m.log ?? 0, checkpointed: m.checkpointed ?? 0 } : null;
+      for (const resolve of this.waiters.splice(0)) resolve(result);
+      // A busy or failed pass is retried with the next writes; the backstop bounds the WAL meanwhile.
+      if (this.wanted) this.schedule();
+    });
+    worker.on('error', (err) => this.fail(err));
+    worker.on('exit', (code) => {
+      if (code !== 0) this.fail(new Error(`the checkpoint worker exited with code ${code}`));
+    });
+    return worker;
   }
 
   private schedule(): void {
@@ -122,12 +131,14 @@ export class BackgroundCheckpointer {
     if (this.failed || this.running) return;
     this.wanted = false;
     this.running = true;
+    this.worker ??= this.spawn();
     this.worker.postMessage('checkpoint');
   }
 
   private fail(err: unknown): void {
     if (this.failed) return;
     this.failed = true;
+    this.running = false;
     for (const resolve of this.waiters.splice(0)) resolve(null);
     this.onFailure(err);
   }
