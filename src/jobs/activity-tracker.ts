@@ -12,7 +12,7 @@ interface KeyBuffer {
   customers: Map<string, number>;
 }
 
-/** Customers sent written per transaction: a few milliseconds of SQLite's connection. */
+/** Customers sent written per transaction: one prepared statement (activity.repo.ts). */
 const SENT_PER_TRANSACTION = 4096;
 
 export interface TrackerOptions {
@@ -20,8 +20,6 @@ export interface TrackerOptions {
   flushMs?: number;
   /** Buffered customer sends that trigger an early flush, bounding memory. */
   maxBuffered?: number;
-  /** Customers sent written per transaction. */
-  sentPerTransaction?: number;
   onError?: (err: unknown) => void;
 }
 
@@ -39,7 +37,6 @@ export class ActivityTracker {
   private flushing: Promise<void> = Promise.resolve();
   private readonly flushMs: number;
   private readonly maxBuffered: number;
-  private readonly sentPerTransaction: number;
 
   constructor(
     private readonly db: Db,
@@ -49,7 +46,6 @@ export class ActivityTracker {
   ) {
     this.flushMs = options.flushMs ?? 10_000;
     this.maxBuffered = options.maxBuffered ?? 50_000;
-    this.sentPerTransaction = options.sentPerTransaction ?? SENT_PER_TRANSACTION;
   }
 
   private entry(keyId: string, workspaceId: string): KeyBuffer {
@@ -124,16 +120,15 @@ export class ActivityTracker {
     // batch a transaction, and requests run between batches. A walk over every customer
     // flushes as many rows; in one transaction they held the connection, and every request
     // behind it, for a tenth of a second per 50,000.
-    const per = this.sentPerTransaction;
-    for (let i = 0; i < reads.length; i += per) {
+    for (let i = 0; i < reads.length; i += SENT_PER_TRANSACTION) {
       try {
-        const batch = reads.slice(i, i + per);
+        const batch = reads.slice(i, i + SENT_PER_TRANSACTION);
         await this.db.transaction().execute((tx) => markCustomersSent(tx, batch));
       } catch (err) {
         this.restoreReads(reads.slice(i));
         throw err;
       }
-      if (i + per < reads.length) await new Promise((resolve) => setImmediate(resolve));
+      if (i + SENT_PER_TRANSACTION < reads.length) await new Promise((resolve) => setImmediate(resolve));
     }
   }
 

@@ -27,7 +27,7 @@ for (const engine of ENGINES) {
 
     it('writes every customer sent across batches, and lets other queries run meanwhile', async () => {
       // SQLite has one connection: a read waits for whatever transaction holds it.
-      const tracker = new ActivityTracker(storage.db, storage.engine, () => clock.now, { sentPerTransaction: 512 });
+      const tracker = new ActivityTracker(storage.db, storage.engine, () => clock.now);
       tracker.request('key_many', 'wsp_t');
       tracker.customersSent('key_many', 'wsp_t', customers(1_300, 'm'));
       let flushed = false;
@@ -65,7 +65,7 @@ for (const engine of ENGINES) {
           return typeof value === 'function' ? value.bind(target) : value;
         },
       });
-      const tracker = new ActivityTracker(flaky, storage.engine, () => clock.now, { sentPerTransaction: 512 });
+      const tracker = new ActivityTracker(flaky, storage.engine, () => clock.now);
       tracker.request('key_flaky', 'wsp_t');
       tracker.customersSent('key_flaky', 'wsp_t', customers(1_300, 'f'));
       await expect(tracker.flush()).rejects.toThrow(/disk/);
@@ -97,7 +97,7 @@ for (const engine of ENGINES) {
           return typeof value === 'function' ? value.bind(target) : value;
         },
       });
-      const tracker = new ActivityTracker(flaky, storage.engine, () => clock.now, { sentPerTransaction: 512 });
+      const tracker = new ActivityTracker(flaky, storage.engine, () => clock.now);
       tracker.request('key_whole', 'wsp_t');
       tracker.request('key_whole', 'wsp_t');
       tracker.customersSent('key_whole', 'wsp_t', customers(3, 'w'));
