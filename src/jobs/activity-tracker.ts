@@ -12,9 +12,6 @@ interface KeyBuffer {
   customers: Map<string, number>;
 }
 
-/** Customers sent written per transaction: one prepared statement (activity.repo.ts). */
-const SENT_PER_TRANSACTION = 4096;
-
 export interface TrackerOptions {
   /** How often buffered activity is written (ms). */
   flushMs?: number;
@@ -102,49 +99,30 @@ export class ActivityTracker {
         reads.push({ key_id: keyId, customer_id: customerId, workspace_id: entry.workspaceId, last_seen_at: at });
       }
     }
-    if (hours.length > 0 || used.size > 0) {
-      try {
-        // Request counts are sums: one transaction, so a failed flush adds nothing and can be retried.
-        await this.db.transaction().execute(async (tx) => {
-          if (hours.length > 0) await addHourlyRequests(tx, this.engine, hours);
-          if (used.size > 0) await markKeysUsed(tx, used);
-        });
-      } catch (err) {
-        this.restoreHours(hours);
-        for (const [id, at] of used) this.lastUse.set(id, Math.max(at, this.lastUse.get(id) ?? 0));
-        this.restoreReads(reads);
-        throw err;
-      }
-    }
-    // Customers sent only move a time forward, so writing one twice is harmless: they go a
-    // batch a transaction, and requests run between batches. A walk over every customer
-    // flushes as many rows; in one transaction they held the connection, and every request
-    // behind it, for a tenth of a second per 50,000.
-    for (let i = 0; i < reads.length; i += SENT_PER_TRANSACTION) {
-      try {
-        const batch = reads.slice(i, i + SENT_PER_TRANSACTION);
-        await this.db.transaction().execute((tx) => markCustomersSent(tx, batch));
-      } catch (err) {
-        this.restoreReads(reads.slice(i));
-        throw err;
-      }
-      if (i + SENT_PER_TRANSACTION < reads.length) await new Promise((resolve) => setImmediate(resolve));
+    if (hours.length === 0 && reads.length === 0 && used.size === 0) return;
+    try {
+      // One transaction: a failed flush leaves nothing half-counted, so it can be retried.
+      await this.db.transaction().execute(async (tx) => {
+        if (hours.length > 0) await addHourlyRequests(tx, this.engine, hours);
+        if (reads.length > 0) await markCustomersSent(tx, reads);
+        if (used.size > 0) await markKeysUsed(tx, used);
+      });
+    } catch (err) {
+      this.restore(taken);
+      for (const [id, at] of used) this.lastUse.set(id, Math.max(at, this.lastUse.get(id) ?? 0));
+      throw err;
     }
   }
 
   /** A failed write goes back into the buffer, so the next flush retries it. */
-  private restoreHours(rows: KeyActivityHourTable[]): void {
-    for (const row of rows) {
-      const hours = this.entry(row.key_id, row.workspace_id).hours;
-      hours.set(row.hour_start, (hours.get(row.hour_start) ?? 0) + row.requests);
-    }
-  }
-
-  private restoreReads(rows: KeyCustomerReadTable[]): void {
-    for (const row of rows) {
-      const customers = this.entry(row.key_id, row.workspace_id).customers;
-      if (!customers.has(row.customer_id)) this.buffered++;
-      customers.set(row.customer_id, Math.max(row.last_seen_at, customers.get(row.customer_id) ?? 0));
+  private restore(taken: Map<string, KeyBuffer>): void {
+    for (const [keyId, old] of taken) {
+      const entry = this.entry(keyId, old.workspaceId);
+      for (const [h, n] of old.hours) entry.hours.set(h, (entry.hours.get(h) ?? 0) + n);
+      for (const [id, at] of old.customers) {
+        if (!entry.customers.has(id)) this.buffered++;
+        entry.customers.set(id, Math.max(at, entry.customers.get(id) ?? 0));
+      }
     }
   }
 
