@@ -22,13 +22,36 @@ export function param<T>(name: string): T {
 
 type Slot = { name: string } | { value: unknown };
 
+/**
+ * What was compiled for `db`'s dialect under `key`, made once by `make`. Keyed by the
+ * dialect's adapter, which a database and all its transactions share.
+ */
+class PerDialect<K, V> {
+  private readonly byDialect = new WeakMap<object, Map<K, V>>();
+
+  get(db: Queryable, key: K, make: () => V): V {
+    const dialect = db.getExecutor().adapter;
+    let known = this.byDialect.get(dialect);
+    if (!known) {
+      known = new Map();
+      this.byDialect.set(dialect, known);
+    }
+    let value = known.get(key);
+    if (value === undefined) {
+      value = make();
+      known.set(key, value);
+    }
+    return value;
+  }
+}
+
 interface Compiled {
   sql: string;
   slots: Slot[];
 }
 
 export class PreparedQuery<P extends Record<string, unknown>, R> {
-  private readonly compiled = new WeakMap<object, Map<string, Compiled>>();
+  private readonly compiled = new PerDialect<string, Compiled>();
 
   /** `build(db, shape)`: the query for one shape (say, with or without a cursor). */
   constructor(private readonly build: (db: Queryable, shape: string) => Compilable<R>) {}
@@ -50,23 +73,14 @@ export class PreparedQuery<P extends Record<string, unknown>, R> {
   }
 
   private compile(db: Queryable, shape: string): Compiled {
-    const dialect = db.getExecutor().adapter;
-    let shapes = this.compiled.get(dialect);
-    if (!shapes) {
-      shapes = new Map();
-      this.compiled.set(dialect, shapes);
-    }
-    let compiled = shapes.get(shape);
-    if (!compiled) {
+    return this.compiled.get(db, shape, () => {
       const query = this.build(db, shape).compile();
       const slots = query.parameters.map((value): Slot => {
         if (typeof value === 'string' && value.startsWith(STAND_IN)) return { name: value.slice(STAND_IN.length) };
         return { value };
       });
-      compiled = { sql: query.sql, slots };
-      shapes.set(shape, compiled);
-    }
-    return compiled;
+      return { sql: query.sql, slots };
+    });
   }
 }
 
@@ -95,7 +109,7 @@ export function preparedInsert<T extends keyof Database>(table: T, options: { do
  * flush of customers sent). `build` gets rows of stand-ins, one per column in `columns`.
  */
 export class PreparedInsertMany<R extends object> {
-  private readonly compiled = new WeakMap<object, Map<number, string>>();
+  private readonly compiled = new PerDialect<number, string>();
 
   constructor(
     private readonly columns: readonly (keyof R & string)[],
@@ -120,14 +134,7 @@ export class PreparedInsertMany<R extends object> {
   }
 
   private sql(db: Queryable, n: number): string {
-    const dialect = db.getExecutor().adapter;
-    let texts = this.compiled.get(dialect);
-    if (!texts) {
-      texts = new Map();
-      this.compiled.set(dialect, texts);
-    }
-    let text = texts.get(n);
-    if (text === undefined) {
+    return this.compiled.get(db, n, () => {
       const row = Object.fromEntries(this.columns.map((c) => [c, param(c)]));
       const query = this.build(
         db,
@@ -140,9 +147,7 @@ export class PreparedInsertMany<R extends object> {
       if (query.parameters.length !== expected.length || query.parameters.some((p, k) => p !== expected[k])) {
         throw new Error('PreparedInsertMany: the statement binds other values than the rows’ columns in order');
       }
-      text = query.sql;
-      texts.set(n, text);
-    }
-    return text;
+      return query.sql;
+    });
   }
 }
