@@ -40,20 +40,13 @@ parentPort.on('message', (message) => {
     parentPort.close();
     return;
   }
+  // A busy or failed pass is retried with the next writes; the backstop bounds the WAL meanwhile.
   try {
-    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
-    parentPort.postMessage({ ok: true, busy: result.busy, log: result.log, checkpointed: result.checkpointed });
-  } catch (err) {
-    parentPort.postMessage({ ok: false, error: String(err && err.message ? err.message : err) });
-  }
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {}
+  parentPort.postMessage('done');
 });
 `;
-
-export interface CheckpointResult {
-  /** Frames in the WAL, and how many of them the database file now holds. */
-  log: number;
-  checkpointed: number;
-}
 
 export class BackgroundCheckpointer {
   /** Started by the first write: a server that only reads never pays for the thread. */
@@ -63,7 +56,6 @@ export class BackgroundCheckpointer {
   private wanted = false;
   private timer: NodeJS.Timeout | null = null;
   private failed = false;
-  private waiters: ((r: CheckpointResult | null) => void)[] = [];
 
   constructor(
     private readonly path: string,
@@ -78,20 +70,10 @@ export class BackgroundCheckpointer {
     if (!this.running) this.schedule();
   }
 
-  /** Runs a checkpoint now and answers its result (null when it could not run). */
-  async checkpoint(): Promise<CheckpointResult | null> {
-    if (this.failed) return null;
-    const result = new Promise<CheckpointResult | null>((resolve) => this.waiters.push(resolve));
-    if (!this.running) this.start();
-    else this.wanted = true;
-    return result;
-  }
-
   async close(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.failed = true;
-    for (const resolve of this.waiters.splice(0)) resolve(null);
     this.worker?.postMessage('close');
     await this.exited;
   }
@@ -107,11 +89,8 @@ export class BackgroundCheckpointer {
     // Never what keeps a process alive: the storage's close ends it.
     worker.unref();
     this.exited = new Promise((resolve) => worker.once('exit', resolve));
-    worker.on('message', (m: { ok: boolean; log?: number; checkpointed?: number; error?: string }) => {
+    worker.on('message', () => {
       this.running = false;
-      const result = m.ok ? { log: m.log ?? 0, checkpointed: m.checkpointed ?? 0 } : null;
-      for (const resolve of this.waiters.splice(0)) resolve(result);
-      // A busy or failed pass is retried with the next writes; the backstop bounds the WAL meanwhile.
       if (this.wanted) this.schedule();
     });
     worker.on('error', (err) => this.fail(err));
@@ -142,7 +121,6 @@ export class BackgroundCheckpointer {
     if (this.failed) return;
     this.failed = true;
     this.running = false;
-    for (const resolve of this.waiters.splice(0)) resolve(null);
     this.onFailure(err);
   }
 }
