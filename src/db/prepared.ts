@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
+import { CompiledQuery, type Compilable, type Insertable, type QueryResult } from 'kysely';
 import type { Database, Queryable } from './schema.ts';
 
 /**
@@ -94,7 +94,7 @@ export function preparedInsert<T extends keyof Database>(table: T, options: { do
     const insert = db.insertInto(table).values(values as never);
     return options.doNothingOnConflict ? insert.onConflict((oc) => oc.doNothing()) : insert;
   });
-  return async (db: Queryable, row: Database[T]): Promise<number> => {
+  return async (db: Queryable, row: Insertable<Database[T]>): Promise<number> => {
     const values = row as unknown as Record<string, unknown>;
     const result = await query.run(db, values, Object.keys(values).join(','));
     return Number(result.numAffectedRows ?? 0n);

@@ -112,6 +112,16 @@ export interface CustomerTable {
   deleted_at: number | null;
 }
 
+/**
+ * How many tags and lists a customer has, kept by triggers on customer_tags and
+ * customer_lists (migration 007) so the reads skip the look-up for none. The application
+ * never writes them; Generated keeps them out of every insert.
+ */
+export interface MembershipCountColumns {
+  tag_count: Generated<number>;
+  list_count: Generated<number>;
+}
+
 export interface CustomerTagTable {
   workspace_id: string;
   customer_id: string;
@@ -265,7 +275,7 @@ export interface Database {
   events: DocColumns;
   tags: TagTable;
   lists: ListTable;
-  customers: CustomerTable;
+  customers: CustomerTable & MembershipCountColumns;
   customer_tags: CustomerTagTable;
   customer_lists: CustomerListTable;
   bookings: BookingTable;

@@ -7,6 +7,7 @@ import { ENGINES } from '../helpers/storage.ts';
 import { makeList, makeTag, roomy, roomyKey, staffActor, writesAs, type Writer } from '../helpers/writes.ts';
 import { expectedAfterUndo, fieldNames, snapshot, type CustomerSnapshot, type LogRow } from './undo-oracle.ts';
 import { applyStep, Step, type World } from './undo-steps.ts';
+import { membershipCountDrift } from '../helpers/membership-counts.ts';
 
 /**
  * Issue 3: random sequences of edits by a key K and by others (another key, staff), then
@@ -87,4 +88,8 @@ describe.each(ENGINES)('undo properties on %s', (engine) => {
       { numRuns: engine === 'sqlite' ? 60 : 40 },
     );
   }, 120_000);
+
+  it("leaves every customer's tag and list counts true (migration 007's triggers)", async () => {
+    expect(await membershipCountDrift(t.storage.db)).toEqual([]);
+  });
 });

@@ -3,6 +3,7 @@ import { createWorkspace } from '../../src/resources/workspaces/workspace.servic
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 import { createCustomer, del, get, makeList, makeTag, post, roomy } from '../helpers/writes.ts';
+import { membershipCountDrift } from '../helpers/membership-counts.ts';
 
 describe.each(ENGINES)('tag and list memberships on %s', (engine) => {
   let t: TestApp;
@@ -132,5 +133,9 @@ describe.each(ENGINES)('tag and list memberships on %s', (engine) => {
       status: 'active',
       added_by_key_id: t.keys.test.id,
     });
+  });
+
+  it("leaves every customer's tag and list counts true (migration 007's triggers)", async () => {
+    expect(await membershipCountDrift(t.storage.db)).toEqual([]);
   });
 });

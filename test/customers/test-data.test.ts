@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 import { createCustomer, del, get, makeList, makeTag, post, roomy, staffActor, writesAs } from '../helpers/writes.ts';
+import { membershipCountDrift } from '../helpers/membership-counts.ts';
 
 describe.each(ENGINES)('DELETE /test-data on %s', (engine) => {
   let t: TestApp;
@@ -67,5 +68,9 @@ describe.each(ENGINES)('DELETE /test-data on %s', (engine) => {
     const testRead = await t.makeKey({ name: 'test read', access: 'read' });
     expect((await del(t, testRead, '/test-data')).statusCode).toBe(403);
     expect((await get(t, t.keys.test, c.id)).statusCode).toBe(200);
+  });
+
+  it("leaves every customer's tag and list counts true (migration 007's triggers)", async () => {
+    expect(await membershipCountDrift(t.storage.db)).toEqual([]);
   });
 });

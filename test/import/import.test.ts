@@ -10,6 +10,7 @@ import { makeTestApp, type TestApp, type TestKey } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 import { get, newTenant, walk, type Tenant } from '../helpers/tenant.ts';
 import * as r from './records.ts';
+import { membershipCountDrift } from '../helpers/membership-counts.ts';
 
 /** `venue-api import` (DECISIONS "Operator CLI"): records in the API's own shapes. */
 const COLLECTIONS = [
@@ -225,5 +226,10 @@ describe.each(ENGINES)('import on %s', (engine) => {
       expect(other.imported).toEqual({});
       expect((await get(target, tn.live, `/venues/${V.id}`)).body.name).toBe('Harbour Lanes & Bar');
     });
+  });
+
+  it("leaves every customer's tag and list counts true (migration 007's triggers)", async () => {
+    expect(await membershipCountDrift(source.storage.db)).toEqual([]);
+    expect(await membershipCountDrift(target.storage.db)).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import type { Db } from '../../src/db/schema.ts';
 import { seedWorkspace, type SeedCounts } from '../../src/seed/seed.service.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
+import { membershipCountDrift } from '../helpers/membership-counts.ts';
 
 /** What `venue-api seed` promises (DECISIONS "Operator CLI"): every collection, consistent. */
 type Doc = { id: string; created_at: number; updated_at: number; livemode?: number; data: any };
@@ -230,5 +231,9 @@ describe.each(ENGINES)('seed on %s', (engine) => {
     await expect(
       seedWorkspace(t.storage, { workspaceId: 'wsp_0000000000000000000000', customers: 5 }),
     ).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it("leaves every customer's tag and list counts true (migration 007's triggers)", async () => {
+    expect(await membershipCountDrift(t.storage.db)).toEqual([]);
   });
 });

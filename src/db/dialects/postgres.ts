@@ -20,6 +20,7 @@ const postgresJson: JsonSql = {
   instant: (ms) =>
     sql<string | null>`to_char(to_timestamp(${ms} / 1000.0) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
   arrayAgg: (value, orderBy) => sql`coalesce(json_agg(${value} order by ${sql.join(orderBy)}), '[]'::json)`,
+  emptyArray: () => sql`'[]'::json`,
 };
 
 export function createPostgresEngine(url: string, poolSize = 10): Engine {

@@ -168,6 +168,7 @@ const sqliteJson: JsonSql = {
   bool: (condition) => sql`json(case when ${condition} then 'true' else 'false' end)`,
   instant: (ms) => sql<string | null>`strftime('%Y-%m-%dT%H:%M:%fZ', ${ms} / 1000.0, 'unixepoch')`,
   arrayAgg: (value, orderBy) => sql`json_group_array(${value} order by ${sql.join(orderBy)})`,
+  emptyArray: () => sql`json('[]')`,
 };
 
 /**

@@ -53,4 +53,6 @@ export interface JsonSql {
   instant(ms: Expression<number | null>): RawBuilder<string | null>;
   /** An aggregate: the values of the group as a JSON array in that order, `[]` for none. */
   arrayAgg(value: Expression<unknown>, orderBy: readonly Expression<unknown>[]): RawBuilder<unknown>;
+  /** `[]`, as JSON (it nests as an array, not a string). */
+  emptyArray(): RawBuilder<unknown>;
 }

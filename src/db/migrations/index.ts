@@ -5,6 +5,7 @@ import * as limits from './003-limits.ts';
 import * as activity from './004-activity.ts';
 import * as consoleTables from './005-console.ts';
 import * as membershipReads from './006-membership-reads.ts';
+import * as membershipCounts from './007-membership-counts.ts';
 
 /** Migrations are listed here (not read from disk) so they run the same under tsx and tests. */
 export const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ export const migrations: Record<string, Migration> = {
   '004-activity': activity,
   '005-console': consoleTables,
   '006-membership-reads': membershipReads,
+  '007-membership-counts': membershipCounts,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -104,8 +104,9 @@ function customerRecord(json: JsonSql, db: Queryable): Expression<unknown> {
         ['tier', col('member_tier')],
       ]),
     ],
-    ['tags', tags],
-    ['lists', lists],
+    // The counts are the database's (migration 007): look only where there is something.
+    ['tags', sql`case when ${col('tag_count')} > 0 then ${tags} else ${json.emptyArray()} end`],
+    ['lists', sql`case when ${col('list_count')} > 0 then ${lists} else ${json.emptyArray()} end`],
     ['livemode', json.bool(sql`${col('livemode')} = 1`)],
     ['created_at', json.instant(col<number>('created_at'))],
     ['updated_at', json.instant(col<number>('updated_at'))],
