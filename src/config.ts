@@ -38,12 +38,21 @@ export interface Config {
    * a write that still finds the lock held is a 503 with Retry-After.
    */
   readonly sqliteBusyTimeoutMs: number;
+  /**
+   * SQLite's own page cache for the server's connection (MiB). The operating system caches
+   * the file too; this spares the read out of it. A database whose hot rows are far larger
+   * can raise it, at that much more memory.
+   */
+  readonly sqliteCacheMiB: number;
 }
 
 type Env = Record<string, string | undefined>;
 
 /** The server's default SQLite busy wait: a few tens of milliseconds of a blocked event loop at most. */
 export const SERVER_BUSY_TIMEOUT_MS = 50;
+
+/** The server's SQLite page cache, as the engine's own default (db/dialects/sqlite.ts says why). */
+const DEFAULT_CACHE_MIB = 32;
 
 export class ConfigError extends Error {}
 
@@ -119,5 +128,6 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
     maxConnections: int(env, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
     sqliteBusyTimeoutMs: int(env, 'SQLITE_BUSY_TIMEOUT_MS', SERVER_BUSY_TIMEOUT_MS, 0, 1000),
+    sqliteCacheMiB: int(env, 'SQLITE_CACHE_MIB', DEFAULT_CACHE_MIB, 1, 65_536),
   });
 }

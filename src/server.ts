@@ -17,6 +17,7 @@ export async function serve(overrides: { port?: number; host?: string } = {}): P
   });
   const storage = await openStorage(config.databaseUrl, {
     sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
+    sqliteCacheMiB: config.sqliteCacheMiB,
     sqliteBackgroundCheckpoint: true,
   });
   await migrate(storage);

@@ -16,6 +16,8 @@ export function isPostgresUrl(url: string): boolean {
 export interface StorageOptions {
   /** SQLite only: how long to wait for another process's write lock (ms); see dialects/sqlite.ts. */
   sqliteBusyTimeoutMs?: number;
+  /** SQLite only: the connection's page cache (MiB); see dialects/sqlite.ts. */
+  sqliteCacheMiB?: number;
   /** SQLite only: checkpoint the WAL on a worker thread (the server; see dialects/sqlite-checkpointer.ts). */
   sqliteBackgroundCheckpoint?: boolean;
 }
@@ -26,6 +28,7 @@ export async function openStorage(databaseUrl: string, options: StorageOptions =
     ? (await import('./dialects/postgres.ts')).createPostgresEngine(databaseUrl)
     : (await import('./dialects/sqlite.ts')).createSqliteEngine(databaseUrl, {
         busyTimeoutMs: options.sqliteBusyTimeoutMs,
+        cacheMiB: options.sqliteCacheMiB,
         backgroundCheckpoint: options.sqliteBackgroundCheckpoint,
       });
   const db = new Kysely<Database>({ dialect: engine.dialect });
