@@ -12,6 +12,8 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
  * application never writes them. A read trusts a count of 0 alone: a count above 0 only
  * sends it to look. On PostgreSQL the insert and delete triggers run once per statement
  * over its transition table, so a bulk insert (seed, import) updates each customer once.
+ * SQLite's INSERT OR REPLACE would delete a row without its delete trigger (recursive
+ * triggers are off): nothing writes these tables that way, and nothing should.
  */
 const TABLES = [
   { links: 'customer_tags', count: 'tag_count' },
