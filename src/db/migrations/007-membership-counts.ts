@@ -5,7 +5,7 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
  * correlated look-ups a customer, about 5 µs each on SQLite, most of a page's statement
  * when the customer has none. customers.tag_count and list_count say how many it has, so a
  * read looks only where there is something to find. Walking a page of 100 of a 1,000,000
- * customer seed (half of them with tags, half with lists): 1.85 -> 1.36 ms of SQLite.
+ * customer seed (half of them with tags, half with lists): 2.22-2.35 -> 1.69-1.83 ms of SQLite.
  *
  * The database keeps the counts, in triggers on the membership tables, so no writer (the
  * API, undo, import, seed, DELETE /test-data, a shell) can leave them wrong; the
