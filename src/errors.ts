@@ -91,7 +91,7 @@ export const ERROR_CATALOGUE = {
   service_unavailable: {
     status: 503,
     title: 'The service is busy',
-    hint: "The request could not be served just now (another process held the database's write lock, or this server was shutting down) and nothing was written. Wait `Retry-After` seconds, then retry; a POST with the same Idempotency-Key.",
+    hint: 'The request could not be served just now (the database was locked by another process, unreachable, over its time limits or out of disk, or this server was shutting down). Wait `Retry-After` seconds, then retry; a POST with the same Idempotency-Key.',
   },
 } as const;
 

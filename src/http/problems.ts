@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
-import { isBusy } from '../db/busy.ts';
+import { RETRY_AFTER_SECONDS, UNAVAILABLE_DETAIL, unavailableReason } from '../db/unavailable.ts';
 import { ApiError, invalid, toProblem, type FieldError } from '../errors.ts';
 import { NOSNIFF } from './security-headers.ts';
 
@@ -97,17 +97,16 @@ export function installProblemHandlers(app: FastifyInstance, errorsUrl: string):
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof ApiError) return sendProblem(reply, error, errorsUrl);
-    if (isBusy(error)) {
-      // Another process (the CLI, the sqlite3 shell) holds SQLite's write lock: the write
-      // rolled back or never began, so the same request (Idempotency-Key too) can be retried.
-      request.log.warn('the database is locked by another process; answered 503');
+    const reason = unavailableReason(error);
+    if (reason) {
+      // The database cannot serve now (locked by another process, down, over its timeouts,
+      // out of disk): the request earned no error, so 503 and a retry, never 500.
+      request.log.warn({ err: error, reason }, 'the database could not serve the request; answered 503');
       return sendProblem(
         reply,
-        new ApiError(
-          'service_unavailable',
-          'The database is busy with another process; nothing was written. Retry after a moment.',
-          { headers: { 'Retry-After': '1' } },
-        ),
+        new ApiError('service_unavailable', UNAVAILABLE_DETAIL[reason], {
+          headers: { 'Retry-After': String(RETRY_AFTER_SECONDS[reason]) },
+        }),
         errorsUrl,
       );
     }
