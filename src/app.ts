@@ -136,8 +136,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     db: deps.storage.db,
     errorsUrl: config.errorsUrl,
     metricsToken: config.metricsToken,
-    // /ready names Redis only when the limits are shared through it.
-    pingLimitStore: limitStore.backend === 'redis' ? () => limitStore.ping() : undefined,
+    limits: () => (limitStore.backend === 'memory' ? 'local' : limitStore.degraded ? 'local_fallback' : 'shared'),
   });
   await app.register(resourceRoutes, { db: deps.storage.db, json: deps.storage.engine.json });
   // The developer settings: its own scope, so its headers, cookies and forms stay off the API.

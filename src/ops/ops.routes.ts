@@ -2,18 +2,21 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pingDatabase } from '../db/index.ts';
 import type { Db } from '../db/schema.ts';
+import { schemaState } from '../db/schema-state.ts';
 import { ApiError, toProblem } from '../errors.ts';
 
 /**
- * Operations endpoints (issue 4 "Operations"): for load balancers and Prometheus, not API
- * clients, so they need no key and stay out of the OpenAPI document.
+ * Operations endpoints for load balancers and Prometheus, not API clients: they need no key
+ * and stay out of the OpenAPI document (docs/operations.md "Health").
  */
 export interface OpsOptions {
   db: Db;
   errorsUrl: string;
-  /** Present when a shared limit store (Redis) is configured: answers whether it is reachable. */
-  pingLimitStore?: (() => Promise<boolean>) | undefined;
-  /** How long a dependency may take to answer before it counts as down (ms). */
+  /** How the limits are counted right now: shared through Redis, or by this process alone. */
+  limits?: (() => 'shared' | 'local' | 'local_fallback') | undefined;
+  /** Whether writes are failing right now (a full disk, an outage), from the write path. */
+  writes?: (() => { failing: boolean; reason: string | null; since: number | null }) | undefined;
+  /** How long the database may take to answer before it counts as down (ms). */
   readyTimeoutMs?: number;
   /** METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <token>`. */
   metricsToken?: string | null;
@@ -21,6 +24,7 @@ export interface OpsOptions {
 
 type CheckState = 'ok' | 'down';
 
+/** `fn` within `timeoutMs`, else 'down'; a failure is 'down' too. */
 async function probe(fn: () => Promise<boolean>, timeoutMs: number): Promise<CheckState> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<boolean>((resolve) => {
@@ -49,38 +53,46 @@ const ops = { config: { access: { kind: 'public' as const } }, schema: { hide: t
 export async function opsRoutes(app: FastifyInstance, options: OpsOptions) {
   const timeoutMs = options.readyTimeoutMs ?? 2_000;
 
-  // Alive: the process answers. Says nothing of its dependencies (that is /ready).
-  app.get('/health', ops, async () => ({ status: 'ok' }));
+  // Alive: the process answers, 200 whatever its dependencies do. Its details say what is
+  // degraded (writes failing, limits counted per process) for a person or a dashboard.
+  app.get('/health', ops, async () => {
+    const writes = options.writes?.();
+    const limits = options.limits?.() ?? 'local';
+    const degraded = (writes?.failing ?? false) || limits === 'local_fallback';
+    return {
+      status: degraded ? 'degraded' : 'ok',
+      checks: {
+        writes: writes?.failing ? 'failing' : 'ok',
+        ...(writes?.failing ? { writes_failing_since: new Date(writes.since ?? Date.now()).toISOString() } : {}),
+        limits,
+      },
+    };
+  });
 
+  // Ready: this process can serve. The database answers within its bound and its schema is
+  // one this version runs on. Redis is not asked: without it the limits are counted in this
+  // process and the API goes on, so a Redis blip must not take every process out of a load
+  // balancer. Nor are failing writes: reads still work, and every process shares the disk.
   app.get('/ready', ops, async (request, reply) => {
-    const checks: Record<string, CheckState> = {};
-    const probes: Promise<void>[] = [
-      probe(() => pingDatabase(options.db), timeoutMs).then((s) => {
-        checks.database = s;
-      }),
-    ];
-    const ping = options.pingLimitStore;
-    if (ping) {
-      probes.push(
-        probe(ping, timeoutMs).then((s) => {
-          checks.redis = s;
-        }),
-      );
-    }
-    await Promise.all(probes);
-    const down = Object.keys(checks).filter((name) => checks[name] === 'down');
-    if (down.length === 0) return { status: 'ready', checks };
-    // SPEC's codes are a closed set, so the problem keeps internal_error; the status a load
-    // balancer reads is 503, and `checks` says what is down (an RFC 9457 extension member).
-    const problem = toProblem(
-      new ApiError('internal_error', `Not ready: ${down.join(' and ')} unreachable.`),
-      options.errorsUrl,
-      request.id,
-    );
+    let missing: string[] = [];
+    const database = await probe(async () => {
+      if (!(await pingDatabase(options.db))) return false;
+      missing = (await schemaState(options.db)).missing;
+      return true;
+    }, timeoutMs);
+    const schema: CheckState = database === 'ok' && missing.length === 0 ? 'ok' : 'down';
+    const checks = { database, schema };
+    if (database === 'ok' && schema === 'ok') return { status: 'ready', checks };
+    const detail =
+      database === 'down'
+        ? 'Not ready: the database does not answer.'
+        : `Not ready: the database lacks migrations this version needs (${missing.join(', ')}); run venue-api migrate.`;
+    const problem = toProblem(new ApiError('service_unavailable', detail), options.errorsUrl, request.id);
     return reply
       .code(503)
+      .header('Retry-After', '5')
       .type('application/problem+json')
-      .send({ ...problem, title: 'The service is not ready', status: 503, checks });
+      .send({ ...problem, title: 'The service is not ready', checks });
   });
 
   // /metrics shows process internals and how many keys are paused: behind METRICS_TOKEN

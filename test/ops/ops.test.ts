@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
@@ -22,14 +23,14 @@ describe.each(ENGINES)('operations endpoints on %s', (engine) => {
   it('GET /health answers without a key', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/health' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: 'ok' });
+    expect(res.json()).toEqual({ status: 'ok', checks: { writes: 'ok', limits: 'local' } });
     expect(res.headers['request-id']).toMatch(/^req_/);
   });
 
-  it('GET /ready checks the database', async () => {
+  it('GET /ready checks the database and its schema', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/ready' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ status: 'ready', checks: { database: 'ok' } });
+    expect(res.json()).toEqual({ status: 'ready', checks: { database: 'ok', schema: 'ok' } });
   });
 
   it('GET /metrics counts requests by route and status, times them, and reports paused keys', async () => {
@@ -149,11 +150,12 @@ describe('GET /ready with a dependency away', () => {
       expect(res.headers['content-type']).toContain('application/problem+json');
       expect(res.json()).toMatchObject({
         status: 503,
-        code: 'internal_error',
+        code: 'service_unavailable',
         title: 'The service is not ready',
-        checks: { database: 'down' },
+        checks: { database: 'down', schema: 'down' },
         request_id: res.headers['request-id'],
       });
+      expect(res.headers['retry-after']).toBe('5');
       expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
     } finally {
       await app.close();
@@ -161,7 +163,30 @@ describe('GET /ready with a dependency away', () => {
     }
   });
 
-  it('names Redis when the limits are shared through it: ok when it answers, 503 when not', async () => {
+  it.each(ENGINES)('answers 503 on %s when the schema lacks a migration this version needs', async (engine) => {
+    const storage = await freshStorage(engine);
+    const { app } = await buildApp(loadConfig({ BASE_URL: 'http://api.test' }), { storage, logger: false });
+    try {
+      await sql`delete from kysely_migration where name = '007-membership-counts'`.execute(storage.db);
+      const res = await app.inject({ method: 'GET', url: '/ready' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({
+        code: 'service_unavailable',
+        checks: { database: 'ok', schema: 'down' },
+        detail: expect.stringContaining('007-membership-counts'),
+      });
+      // A migration the database has and this version does not know (a newer version ran it) is fine.
+      await sql`insert into kysely_migration (name, timestamp) values ('007-membership-counts', '2026-01-01T00:00:00.000Z'), ('999-from-a-newer-version', '2026-01-01T00:00:00.000Z')`.execute(
+        storage.db,
+      );
+      expect((await app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+      await storage.drop();
+    }
+  });
+
+  it('leaves Redis out of readiness: ready while it is away, degraded in /health and /metrics', async () => {
     const storage = await freshStorage('sqlite');
     const up = await buildApp(loadConfig({ BASE_URL: 'http://api.test', REDIS_URL: 'redis://127.0.0.1:6379' }), {
       storage,
@@ -174,10 +199,15 @@ describe('GET /ready with a dependency away', () => {
     try {
       const ok = await up.app.inject({ method: 'GET', url: '/ready' });
       expect(ok.statusCode).toBe(200);
-      expect(ok.json()).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok' } });
-      const away = await down.app.inject({ method: 'GET', url: '/ready' });
-      expect(away.statusCode).toBe(503);
-      expect(away.json()).toMatchObject({ checks: { database: 'ok', redis: 'down' } });
+      expect(ok.json()).toEqual({ status: 'ready', checks: { database: 'ok', schema: 'ok' } });
+      expect((await up.app.inject({ method: 'GET', url: '/health' })).json()).toEqual({
+        status: 'ok',
+        checks: { writes: 'ok', limits: 'shared' },
+      });
+      expect((await down.app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(200);
+      const health = await down.app.inject({ method: 'GET', url: '/health' });
+      expect(health.statusCode).toBe(200);
+      expect(health.json()).toEqual({ status: 'degraded', checks: { writes: 'ok', limits: 'local_fallback' } });
       const metrics = (await down.app.inject({ method: 'GET', url: '/metrics' })).body;
       expect(sample(metrics, 'venue_api_limit_store_fallbacks_total')).toBeGreaterThanOrEqual(1);
       expect(sample(metrics, 'venue_api_limit_store_degraded')).toBe(1);
