@@ -7,7 +7,7 @@ import { freePort, ready, ROOT } from './processes.ts';
 /**
  * `npm run bench:start`: cold start, from spawning the process to the first 200 from
  * GET /ready, of (a) a bare Fastify 5 server (bench/ceilings/bare-fastify.mjs) and (b) the
- * compiled API (`node dist/server.js`) on a fresh, empty SQLite database with DEMO=off.
+ * compiled API (`node dist/bundle/server.js`) on a fresh, empty SQLite database with DEMO=off.
  * Each is started BENCH_RUNS times (7), alternating, after one unrecorded warm-up each;
  * prints the medians and their ratio (`--json`: one JSON line). Builds dist/ first.
  * On Linux it also reports the CPU time each process used until ready, which a busy

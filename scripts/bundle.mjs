@@ -1,8 +1,7 @@
 // Bundles tsc's output (dist/) into dist/bundle/: what `npm start`, the bin and the tests run.
-// Measured reason (README "Cold start"): loading ~1,200 module files was most of a cold
-// start; one bundle per entry (code-split for what loads on demand: the seed and faker,
-// nodemailer, ioredis, pg) starts in about half the time. better-sqlite3 stays outside:
-// it loads a native addon by path.
+// Loading ~1,200 module files was most of a cold start (bench/README.md), so one bundle per
+// entry, code-split for what loads on demand (the seed and faker, nodemailer, ioredis, pg).
+// better-sqlite3 stays outside: it loads a native addon by path.
 import { renameSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 

@@ -53,7 +53,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? systemClock;
   const keys = deps.keys ?? new KeyCache(deps.storage.db, config.keyRefreshMs, clock);
   // DECISIONS: HTTPS directly when TLS_CERT and TLS_KEY name PEM files, else behind a proxy.
-  // Slow clients (issue 10 item 2): a request must arrive in full within REQUEST_TIMEOUT_MS,
+  // Slow clients: a request must arrive in full within REQUEST_TIMEOUT_MS,
   // headers included, and Node checks for late ones every second (its default is every 30 s).
   const timing = {
     requestTimeout: config.requestTimeoutMs,

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 
 /**
- * `venue-api mcp`: the MCP server for software agents, over stdio (README "For agents (MCP)").
+ * `venue-api mcp`: the MCP server for software agents, over stdio (docs/agents.md).
  * Configured by VENUE_API_KEY and VENUE_API_URL, not by the database: it is a client of the
  * API. The SDK is imported only here, on demand, so no other command and no server start loads it.
  */

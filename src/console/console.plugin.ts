@@ -32,7 +32,7 @@ export interface ConsoleOptions {
 }
 
 /**
- * The developer settings (issue 9): server-rendered pages under /console, an edge like
+ * The developer settings (docs/console.md): server-rendered pages under /console, an edge like
  * http/. Helmet, cookies, CSRF and form bodies are registered in this plugin's own scope,
  * so they apply to /console and leave the API's answers as they are.
  */

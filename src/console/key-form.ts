@@ -68,7 +68,7 @@ function parseExpiry(raw: string): number | null {
 
 /**
  * `workspaceRequestsPerMinute`: the form keeps a key's per-minute requests within its
- * workspace's (issue 9), a limit the key could never reach otherwise. The CLI still allows
+ * workspace's, a limit the key could never reach otherwise. The CLI still allows
  * more, so an operator can set a key up before raising the workspace's limit.
  */
 export function readKeyForm(

@@ -38,7 +38,7 @@ export async function signedIn(request: FastifyRequest, reply: FastifyReply) {
   if (!request.staff) return reply.redirect('/console/sign-in', 303);
 }
 
-/** preHandler: key pages are for owners and key managers; `staff` gets 403 (issue 9). */
+/** preHandler: key pages are for owners and key managers; `staff` gets 403 (DECISIONS "Staff roles"). */
 export async function managesKeys(request: FastifyRequest, reply: FastifyReply) {
   if (!request.staff) return reply.redirect('/console/sign-in', 303);
   if (!canManageKeys(request.staff.role)) {

@@ -2,14 +2,12 @@ import { CompiledQuery, type Compilable, type Insertable, type QueryResult } fro
 import type { Database, Queryable } from './schema.ts';
 
 /**
- * A query built with Kysely once and then run with new values, for the hot reads. Building
- * and compiling a query costs more than SQLite takes to run it (object freezing, visiting
- * the tree: about a tenth of a read's CPU in the profile), and the hot reads have a fixed
- * shape. The query is built with stand-ins from `param(name)`; compiling records which
- * bound parameter each stand-in became, and every run swaps in the real values. The
- * compiled text is kept per dialect (the engines write it differently) and per shape: keyed
- * by the dialect's adapter, which a database and all its transactions share, so a statement
- * run inside a fresh transaction is not compiled again.
+ * A query built with Kysely once and then run with new values, for the hot statements, whose
+ * shape is fixed: building and compiling a query costs more than SQLite takes to run it
+ * (bench/README.md). The query is built with stand-ins from `param(name)`; compiling records
+ * which bound parameter each stand-in became, and every run swaps in the real values. The
+ * compiled text is kept per dialect and shape, keyed by the dialect's adapter, which a
+ * database and all its transactions share, so a fresh transaction compiles nothing again.
  *
  * A stand-in must be a bound value (`where(col, '=', param('x'))`), never an identifier,
  * a list of `in` or anything Kysely would inspect.
@@ -104,9 +102,9 @@ export function preparedInsert<T extends keyof Database>(table: T, options: { do
 /**
  * A multi-row INSERT (an upsert, say) of many rows, as few statements compiled once each:
  * batches of `rowsPerStatement`, the rest in batches of powers of two, so a dialect has at
- * most a dozen statement texts whatever the row count. Building and compiling an INSERT of
- * thousands of rows per call cost more than SQLite took to run it (the activity tracker's
- * flush of customers sent). `build` gets rows of stand-ins, one per column in `columns`.
+ * most a dozen statement texts whatever the row count, and an INSERT of thousands of rows
+ * (the activity tracker's flush) is not built again on every call. `build` gets rows of
+ * stand-ins, one per column in `columns`.
  */
 export class PreparedInsertMany<R extends object> {
   private readonly compiled = new PerDialect<number, string>();

@@ -8,7 +8,7 @@ import {
 import { CURRENT_VERSION } from './request-context.ts';
 
 /**
- * The guides an integrator reads before the reference (issue 12): the OpenAPI document's
+ * The guides an integrator reads before the reference: the OpenAPI document's
  * `info.description`, markdown, so the /docs page, a code generator and an agent reading
  * /openapi.json all get them. Figures (limits, error codes, the version) come from the
  * modules that enforce them, so the guides cannot drift from the behaviour.

@@ -11,7 +11,7 @@ function charsetOf(contentType: string | undefined): string | null {
 }
 
 /**
- * JSON bodies, read strictly before anything looks at them (issue 10 items 1 and 5):
+ * JSON bodies, read strictly before anything looks at them (docs/behaviour.md):
  * - a charset other than UTF-8 is a 415 (RFC 8259: JSON between systems is UTF-8);
  * - bytes that are not well-formed UTF-8 are a 400, never stored as U+FFFD;
  * - nesting deeper than MAX_JSON_DEPTH is a 400, checked once here, so nothing after the

@@ -3,10 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
 /**
- * Security headers of every answer (issue 10 item 10), kept to what a JSON API needs instead
+ * Security headers of every answer (docs/behaviour.md), kept to what a JSON API needs instead
  * of @fastify/helmet's browser set: the console and the API reference register their own,
  * scoped helmet, and an answer that already carries a header from it keeps that one.
- * No CORS headers: the API is server to server (README "Behaviour we chose").
+ * No CORS headers: the API is server to server (docs/behaviour.md "Headers and browsers").
  */
 export const NOSNIFF = 'nosniff';
 

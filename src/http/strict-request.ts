@@ -4,7 +4,7 @@ import { invalid } from '../errors.ts';
 import { addGateStep } from './gate.ts';
 
 /**
- * What a request's head must be before anything reads it (issue 10 items 5 and 6), checked
+ * What a request's head must be before anything reads it (docs/behaviour.md), checked
  * once for every request:
  * - a header that holds one value (Authorization above all) sent twice is a 400. Node keeps
  *   the first and drops the rest, so a proxy and this server could each believe another.

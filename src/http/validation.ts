@@ -70,7 +70,7 @@ function storableOnly(validate: ValidateFunction): Validate {
 /**
  * Query strings and paths arrive as text and are coerced to their schema's types, but Ajv's
  * coercion takes whatever Number() takes: `0x10`, `1e2`, ` 5`, `5.0`. A number there must be
- * written as a plain decimal (issue 10 item 7), checked here once for every parameter.
+ * written as a plain decimal (docs/behaviour.md), checked here once for every parameter.
  */
 const PLAIN = { integer: /^-?\d{1,15}$/, number: /^-?\d{1,15}(\.\d{1,15})?$/ } as const;
 
@@ -128,7 +128,7 @@ function plainNumbersOnly(validate: Validate, fields: [string, NumericKind][]): 
 /**
  * Validators are compiled once per distinct schema and part (many routes share theirs: ids,
  * the page query), each on its first use rather than at start: a cold start then pays for
- * none of them (README "Cold start"), and the first request of a route a few milliseconds.
+ * none of them, and the first request of a route a few milliseconds (bench/README.md).
  */
 export function installValidators(app: FastifyInstance, shared: unknown[]): void {
   let ajvs: { strict: Ajv; coercing: Ajv } | null = null;

@@ -6,7 +6,7 @@ import type { TableName } from './record-kinds.ts';
  * What storage already holds for the ids a file names: whose workspace each belongs to,
  * its mode and, for events, their date ids (a ticket's date must be one of its event's).
  * Only for judging lines: what a write derives from the stored row (updated_at, version)
- * is read by the write itself, as this may be stale by then (write.ts).
+ * is read by the write itself, as this may be stale by then (import.repo.ts).
  */
 export interface ExistingRow {
   workspaceId: string;

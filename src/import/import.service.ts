@@ -30,8 +30,8 @@ type Parsed = { ok: true; object: ObjectName; record: Rec } | { ok: false; bad: 
 
 /**
  * Good lines written per transaction: on SQLite the write lock is held while a batch is
- * written, and a server on the same file waits for it, so batches stay small (500 lines
- * held it for up to 0.56 s on the 2-core machine; 200 for a fraction of that).
+ * written, and a server on the same file waits for it, so batches stay small (the hold
+ * times are in bench/README.md).
  */
 const BATCH = 200;
 

@@ -13,7 +13,7 @@ export interface ScheduleOptions {
 }
 
 /**
- * Runs the check once per clock hour from inside the server (issue 4). Every process
+ * Runs the check once per clock hour from inside the server (SPEC "Limits" 5). Every process
  * starts one; the job lock and the hour claim make one of them do the work each hour.
  * A run soon after start catches an hour missed while every process was down.
  */

@@ -21,8 +21,8 @@ export interface TrackerOptions {
 }
 
 /**
- * Counts what live keys do, in memory, and writes it in batches (issue 4: tracking must
- * stay cheap on the hot path). A request costs a few Map operations; the database sees
+ * Counts what live keys do, in memory, and writes it in batches, so tracking stays cheap
+ * on the hot path. A request costs a few Map operations; the database sees
  * one upsert batch per table every flushMs, whatever the traffic.
  */
 export class ActivityTracker {

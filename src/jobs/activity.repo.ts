@@ -56,8 +56,7 @@ function byPrimaryKey(a: KeyCustomerReadTable, b: KeyCustomerReadTable): number 
 /**
  * Moves each (key, customer) pair's last_seen_at forward, never back. The rows go in
  * primary-key order: customer ids are random, so in the order they were sent each row lands
- * on a random page of the key's index; sorted, the batch walks the index once. Flushing a
- * sync of 1,000,000 customers in batches of 50,000: about 10.2 -> 6.7 s of SQLite time.
+ * on a random page of the key's index; sorted, the batch walks the index once.
  */
 export async function markCustomersSent(db: Db, rows: KeyCustomerReadTable[]): Promise<void> {
   await SENT.run(db, rows.slice().sort(byPrimaryKey));

@@ -28,8 +28,8 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**
  * Random bytes drawn from one buffer refilled 4 KiB at a time (as crypto.randomUUID
- * caches its entropy): a fresh crypto call for every id was a few percent of a read's CPU,
- * since every request gets an id. The bytes are the CSPRNG's either way, each used once.
+ * caches its entropy), since every request gets an id and a crypto call each costs more.
+ * The bytes are the CSPRNG's either way, each used once.
  */
 const pool = Buffer.alloc(4096);
 let poolAt = pool.length;

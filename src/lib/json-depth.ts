@@ -1,5 +1,5 @@
 /**
- * How deeply JSON from outside may nest objects and arrays (issue 10 item 1). Checked once
+ * How deeply JSON from outside may nest objects and arrays (docs/behaviour.md). Checked once
  * where text becomes a value (a request body, an import line), so nothing after it
  * (canonicalJson, the storable-text check, the validators) recurses without a bound. No
  * record of the API nests more than a few levels.

@@ -49,7 +49,7 @@ export interface RedisStoreOptions {
 /**
  * Limits shared by every process using one Redis (REDIS_URL). When Redis cannot be reached
  * the service keeps answering from per-process counts, says so in the log and the events,
- * and goes back to Redis by itself once it answers again (issue 4, item 2).
+ * and goes back to Redis by itself once it answers again (docs/operations.md "Limits").
  */
 export class RedisLimitStore implements LimitStore {
   readonly backend = 'redis' as const;

@@ -1,7 +1,7 @@
 /**
  * What `venue-api mcp` is configured by: the key it calls the API with and where the API is.
- * Read once at start from the environment, as an MCP client passes it (README "For agents
- * (MCP)"); a bad value stops the process with a message naming it, before anything is served.
+ * Read once at start from the environment, as an MCP client passes it (docs/agents.md); a
+ * bad value stops the process with a message naming it, before anything is served.
  */
 export interface McpSettings {
   apiUrl: string;

@@ -17,7 +17,7 @@ export interface MetricsOptions {
 }
 
 /**
- * Prometheus metrics of one process (issue 4 "Operations"), in a registry of its own so
+ * Prometheus metrics of one process (docs/operations.md), in a registry of its own so
  * several apps in one process (the tests) never share counters.
  */
 export function createMetrics({ db, limits }: MetricsOptions): Registry {

@@ -7,7 +7,7 @@ import { ApiError, toProblem } from '../errors.ts';
 
 /**
  * Operations endpoints for load balancers and Prometheus, not API clients: they need no key
- * and stay out of the OpenAPI document (docs/operations.md "Health").
+ * and stay out of the OpenAPI document (docs/operations.md "Health, readiness and metrics").
  */
 export interface OpsOptions {
   db: Db;

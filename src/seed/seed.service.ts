@@ -48,7 +48,7 @@ export const MAX_SEED_CUSTOMERS = 10_000_000;
 /**
  * Customers (with their bookings, orders, tickets and gift cards) written per transaction:
  * large enough that a page of each index is written a few times per commit, small enough
- * that the write lock is held for well under a second (README "Seeding").
+ * that the write lock is held for well under a second (docs/operations.md "A busy SQLite file").
  */
 const CUSTOMERS_PER_TRANSACTION = 1_000;
 
@@ -129,7 +129,7 @@ export async function seedWorkspace(storage: Storage, options: SeedOptions): Pro
   for (let c = 0; c < chunks; c++) {
     // Generated before its transaction, written in one of its own: SQLite's write lock is
     // held only while rows are written, a fraction of a second, so a server on the same
-    // file gets its turns between chunks (issue 10 item 3) instead of 503s for the whole seed.
+    // file gets its turns between chunks instead of 503s for the whole seed.
     const rows = await buildChunk(
       run,
       Math.min(chunkSize, total - c * chunkSize),

@@ -2,25 +2,14 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 /**
- * Copies the WAL back into the database file on a thread of its own, so the server's event
- * loop does not stop for it.
+ * Copies the WAL back into the database file on a thread of its own: SQLite would otherwise
+ * checkpoint inside the COMMIT that passes `wal_autocheckpoint` pages, fsyncing the database
+ * file while the synchronous driver holds up every request (bench/README.md has the figures).
+ * The worker's PASSIVE checkpoints take no lock a reader or writer waits for.
  *
- * SQLite checkpoints inside the COMMIT that takes the WAL past `wal_autocheckpoint` pages:
- * it writes those pages into the database file and fsyncs it. better-sqlite3 is synchronous,
- * so every request of the process waits meanwhile; under a load of creates COMMIT took a
- * third of the event loop's time (3.3 ms a group with checkpoints, 1.2 ms without any
- * fsync). Here a worker with its own connection runs PASSIVE checkpoints a few times a
- * second while writes come in: they take no lock a writer or reader waits for (SQLite's
- * WAL design), and copy only what no open transaction still needs.
- *
- * A passive checkpoint cannot finish while the server's connection holds a transaction open,
- * so the WAL could not start over under a steady load; the server's connection keeps its own
- * automatic checkpoint as the backstop, at a larger size (`BACKSTOP_PAGES`), where it finds
- * most pages already copied. Past that size every COMMIT of the server's connection tries a
- * checkpoint (and its fsyncs) until the WAL starts over, so many small write transactions
- * in a row pay for it: measured when the activity flush was split into small transactions
- * (a walk's p99 went from 8 to over 90 ms), and taken back. Should the worker fail, the
- * server's connection goes back to SQLite's own rhythm (1,000 pages) and the server runs on.
+ * A passive checkpoint cannot finish while the server holds a transaction open, so the
+ * server's connection keeps SQLite's own checkpoint as a backstop at `BACKSTOP_PAGES`, and
+ * goes back to SQLite's 1,000 pages should the worker fail.
  */
 export const BACKSTOP_PAGES = 4_000;
 export const SQLITE_DEFAULT_PAGES = 1_000;

@@ -19,7 +19,7 @@ export function sqlitePath(url: string): string {
 }
 
 /**
- * Kysely prepares every query anew; preparing was about a tenth of a list request's CPU.
+ * Kysely prepares every query anew, a cost worth saving on every request (bench/README.md).
  * A statement is reusable once run (Kysely runs them to completion), so keep the most recent
  * few hundred by their SQL text: the queries the API makes are a small, fixed set of shapes.
  */
@@ -174,16 +174,15 @@ const sqliteJson: JsonSql = {
 /**
  * The server's wait for another process's write lock (the CLI's seed, import or undo, or the
  * sqlite3 shell). better-sqlite3 waits synchronously, stopping every request of the process
- * meanwhile, so the server waits only this long and answers 503 (src/db/busy.ts); the CLI,
+ * meanwhile, so the server waits only this long and answers 503 (src/db/unavailable.ts); the CLI,
  * which serves nobody while it waits, asks for longer.
  */
 export const DEFAULT_BUSY_TIMEOUT_MS = 50;
 
 /**
  * SQLite's page cache a connection keeps (MiB), on top of the operating system's cache of
- * the file. 64 MiB filled up under the bench's random reads of 100,000 customers and made
- * most of the API's memory above the ceiling's (2.08x); at 32 MiB the peak was 1.53x with no
- * loss at 100,000 customers, and walking 1,000,000 took 3% more CPU.
+ * the file: large enough for the hot index pages, small enough not to be most of the
+ * process's memory (bench/README.md compares 32 with 64).
  */
 export const DEFAULT_CACHE_MIB = 32;
 

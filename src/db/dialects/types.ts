@@ -35,7 +35,7 @@ export interface Engine {
    * scalar function), PostgreSQL `greatest(a, b)`.
    */
   greatest<T extends number>(a: Expression<T>, b: Expression<T>): RawBuilder<T>;
-  /** Building a record's JSON in the statement itself (src/db/json-record.ts). */
+  /** Building a record's JSON in the statement itself (src/resources/customers/customer-json.repo.ts). */
   readonly json: JsonSql;
 }
 

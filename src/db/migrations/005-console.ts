@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * The developer console (issue 9): staff sessions and failed sign-ins live in the database,
+ * The developer console (docs/console.md): staff sessions and failed sign-ins live in the database,
  * so a server can end a session (sign-out, a password change) and several processes share
  * them. A key's last use is kept on the key for the keys page.
  */

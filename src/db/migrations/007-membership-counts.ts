@@ -1,11 +1,9 @@
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 
 /**
- * Every customer read folds in the customer's tags and lists (customer-json.repo.ts): two
- * correlated look-ups a customer, about 5 µs each on SQLite, most of a page's statement
- * when the customer has none. customers.tag_count and list_count say how many it has, so a
- * read looks only where there is something to find. Walking a page of 100 of a 1,000,000
- * customer seed (half of them with tags, half with lists): 2.22-2.35 -> 1.69-1.83 ms of SQLite.
+ * Every customer read folds in the customer's tags and lists (customer-json.repo.ts), two
+ * look-ups a customer even when it has none. customers.tag_count and list_count say how many
+ * it has, so a read looks only where there is something to find (bench/README.md).
  *
  * The database keeps the counts, in triggers on the membership tables, so no writer (the
  * API, undo, import, seed, DELETE /test-data, a shell) can leave them wrong; the

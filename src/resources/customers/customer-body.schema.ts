@@ -4,7 +4,7 @@ import { Nullable, NullableEnum } from '../wire.schema.ts';
 /**
  * Request bodies of the customer writes (SPEC "Customer body fields"). Strict: an unknown
  * field, at the top or inside `address`, is a 400 (DECISIONS "Customers"). The maximum
- * lengths are ours (SPEC leaves them open) and are listed in the README.
+ * lengths are ours (SPEC leaves them open) and are listed in docs/behaviour.md.
  */
 export const MAX_LENGTH = {
   name: 100,

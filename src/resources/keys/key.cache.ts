@@ -7,9 +7,8 @@ import { findKeyBySecretHash, findKeysChangedSince } from './key.repo.ts';
  * Keys by secret digest, so an authenticated request costs no database round trip.
  * Each process polls for keys changed since its last look every `refreshMs` (one indexed
  * query per process, whatever the traffic), so a pause or revoke made anywhere (another
- * process, the CLI) is seen everywhere within refreshMs plus one query: well under the
- * 5 seconds the issue asks. Polling the shared database needs no extra infrastructure,
- * and works the same on SQLite and PostgreSQL.
+ * process, the CLI) is seen everywhere within refreshMs plus one query. Polling the shared
+ * database needs no extra infrastructure, and works the same on SQLite and PostgreSQL.
  */
 export class KeyCache {
   private readonly byHash = new Map<string, ApiKey>();

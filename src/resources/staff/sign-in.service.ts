@@ -14,7 +14,7 @@ import {
 import { staffWithEmail, type StaffRow } from './staff.repo.ts';
 
 /**
- * Staff sign-in (issue 9): after 10 failed sign-ins for one email within 15 minutes, that
+ * Staff sign-in (docs/console.md): after 10 failed sign-ins for one email within 15 minutes, that
  * email cannot sign in for 15 minutes, with the right password too. One address is held to
  * 50 failures in 15 minutes across all emails, so nobody walks a list of addresses either.
  * A refused attempt during a lock-out is not counted, so the lock ends when it said it would.

@@ -7,7 +7,7 @@ import { deleteSessionsOf } from './session.repo.ts';
 import { normaliseEmail } from './sign-in.service.ts';
 import { findStaffInWorkspace, setPasswordHash } from './staff.repo.ts';
 
-/** Owners and key managers manage keys; `staff` can sign in and see no key page (issue 9). */
+/** Owners and key managers manage keys; `staff` can sign in and see no key page (DECISIONS "Staff roles"). */
 export function canManageKeys(role: StaffRole): boolean {
   return role === 'owner' || role === 'key_manager';
 }
