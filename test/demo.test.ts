@@ -4,7 +4,7 @@ import { seedWorkspace } from '../src/seed/seed.service.ts';
 import { ENGINES, freshStorage, type TestStorage } from './helpers/storage.ts';
 
 /**
- * The first start's demo (README "First start"): recorded as pending with its workspace,
+ * The first start's demo (docs/behaviour.md "First start"): recorded as pending with its workspace,
  * complete once seeded with an owner and a key. A start that died half way is redone by the
  * next one, which prints the banner with a key that works; nothing of the first try stays.
  */

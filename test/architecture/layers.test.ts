@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The house rule (README "Project layout", CONVENTIONS "The house"): dependencies point one
+ * The house rule (ARCHITECTURE.md "The house", CONVENTIONS "The house"): dependencies point one
  * way, cli / server -> app -> HTTP edge (http/, route files, ops/) -> services ->
  * repositories -> db. Checked on the import statements of every file under src/.
  */

@@ -10,7 +10,7 @@ import { applyStep, Step, type World } from './undo-steps.ts';
 import { membershipCountDrift } from '../helpers/membership-counts.ts';
 
 /**
- * Issue 3: random sequences of edits by a key K and by others (another key, staff), then
+ * Undo against an oracle: random sequences of edits by a key K and by others (another key, staff), then
  * undo K. No change anyone else made after K's is reverted; every field K changed that
  * nobody touched since is back (undo-oracle.ts says what that means from the log alone);
  * undoing twice changes nothing.

@@ -8,7 +8,7 @@ import { ConsoleClient, textOf } from './client.ts';
 
 const AGREED = { agree_terms: 'on', agree_aup: 'on', agree_privacy: 'on' };
 
-/** Issue 9 "Keys page", "Create a key", "A key's page": through the forms, as a browser posts them. */
+/** The keys page, creating a key and a key's page (docs/console.md): through the forms, as a browser posts them. */
 describe.each(ENGINES)('console keys on %s', (engine) => {
   let t: TestApp;
   let owner: ConsoleClient;

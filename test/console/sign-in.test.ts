@@ -5,7 +5,7 @@ import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 import { ConsoleClient, textOf } from './client.ts';
 
-/** Issue 9 "Staff sign-in": passwords, sessions the server ends, lock-out, roles, CSRF, headers. */
+/** Staff sign-in (docs/console.md): passwords, sessions the server ends, lock-out, roles, CSRF, headers. */
 describe.each(ENGINES)('console sign-in and sessions on %s', { timeout: 60_000 }, (engine) => {
   let t: TestApp;
   let n = 0;

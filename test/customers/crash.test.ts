@@ -6,7 +6,7 @@ import { startServer, type ServerProcess } from '../helpers/server-process.ts';
 import { freshStorage, type TestStorage } from '../helpers/storage.ts';
 
 /**
- * Issue 3 crash test, on SQLite: kill -9 the server process while it takes concurrent POSTs,
+ * Crash test, on SQLite: kill -9 the server process while it takes concurrent POSTs,
  * restart it, and check that every POST answered 201 has its customer, and that retrying
  * each unanswered POST with its Idempotency-Key leaves exactly one customer per key. Five
  * rounds, each killed after a different number of answers.

@@ -6,7 +6,7 @@ import { startServer, type ServerProcess } from '../helpers/server-process.ts';
 import { freshStorage, type TestStorage } from '../helpers/storage.ts';
 
 /**
- * Issue 3 "Idempotency": two server processes on one PostgreSQL; 50 concurrent identical
+ * DECISIONS "Idempotency" across processes: two server processes on one PostgreSQL; 50 concurrent identical
  * POSTs with one key and one Idempotency-Key, split across both. Exactly one customer and
  * one change-log row; every answer is the same 201 or a 409.
  */

@@ -6,7 +6,7 @@ import { ENGINES } from '../helpers/storage.ts';
 import { makeList, makeTag, roomy, roomyKey, staffActor, writesAs, type Writer } from '../helpers/writes.ts';
 
 /**
- * Issue 3 fuzz: thousands of random bodies, headers, ids and query strings against every
+ * Write fuzz: thousands of random bodies, headers, ids and query strings against every
  * write endpoint. Never a 5xx; every error is a problem+json with a documented code; and
  * an error writes nothing (customers, memberships and the change log stay as they were).
  */

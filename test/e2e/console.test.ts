@@ -10,7 +10,7 @@ import { startServer, type ServerProcess } from '../helpers/server-process.ts';
 import { freshStorage, type TestStorage } from '../helpers/storage.ts';
 
 /**
- * Issue 9's browser tests: Debian's Chromium, driven through the labels a person reads,
+ * The console in a browser: Debian's Chromium, driven through the labels a person reads,
  * against `npm start`'s bundle on SQLite. axe-core checks every page; each step leaves a
  * screenshot in test/e2e/screenshots/ (ignored by git).
  */

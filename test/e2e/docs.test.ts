@@ -7,7 +7,7 @@ import { startServer, type ServerProcess } from '../helpers/server-process.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 
 /**
- * Issue 12: GET /docs in a real browser (Debian's Chromium through playwright-core) against
+ * GET /docs in a real browser (Debian's Chromium through playwright-core) against
  * the process `npm start` runs. The reference renders from the served /openapi.json, shows
  * every operation and every guide, and asks nothing of any other host: no CDN, no fonts, no
  * telemetry. The page does not depend on the engine, so one is enough.

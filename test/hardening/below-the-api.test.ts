@@ -5,7 +5,7 @@ import { ENGINES } from '../helpers/storage.ts';
 import { exchange, open, parseAnswer, readUntilClosed, type RawAnswer } from './raw-http.ts';
 
 /**
- * Issue 10 item 4: answers Node's HTTP parser gives before Fastify sees a request are problem
+ * Answers Node's HTTP parser gives before Fastify sees a request are problem
  * documents from the catalogue, with `code` and `request_id`, like every other answer. Real
  * sockets (light-my-request never reaches the parser). Engine-independent: one engine.
  */

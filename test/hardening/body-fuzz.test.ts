@@ -7,7 +7,7 @@ import { ENGINES } from '../helpers/storage.ts';
 import { countRows, createCustomer, roomy } from '../helpers/writes.ts';
 
 /**
- * Issue 10 fuzz: request bodies that mix nesting depth (up to thousands), size (to past the
+ * Body fuzz: request bodies that mix nesting depth (up to thousands), size (to past the
  * 64 KiB limit), encodings (broken UTF-8, UTF-16, Latin-1, a BOM, charset parameters) and
  * field counts (to thousands of unknown fields), sent as POST and PATCH. Never a 5xx; every
  * refusal a problem document with a catalogue code; a refusal writes nothing.

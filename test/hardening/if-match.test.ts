@@ -5,7 +5,7 @@ import { ENGINES } from '../helpers/storage.ts';
 import { countRows, createCustomer, makeList, makeTag, roomy } from '../helpers/writes.ts';
 
 /**
- * Issue 10 item 9: If-Match is evaluated on every customer write, as RFC 9110 says, not only
+ * If-Match is evaluated on every customer write, as RFC 9110 says, not only
  * on PATCH: a stale version is a 412 precondition_failed and nothing changes; the current
  * version (or *) lets the write through; a malformed one is a 400.
  */

@@ -8,7 +8,7 @@ import { ENGINES } from '../helpers/storage.ts';
 import { countRows, createCustomer, roomy } from '../helpers/writes.ts';
 
 /**
- * Issue 10 items 1, 5 and 8 for request bodies: nesting past MAX_JSON_DEPTH, bytes that are
+ * Request bodies read strictly (docs/behaviour.md): nesting past MAX_JSON_DEPTH, bytes that are
  * not UTF-8 and other charsets are refused before anything reads the body; thousands of
  * unknown fields get a bounded error list. Each refusal writes nothing.
  */

@@ -6,7 +6,7 @@ import { countRows, roomy } from '../helpers/writes.ts';
 import { exchange } from './raw-http.ts';
 
 /**
- * Issue 10 items 5 (query strings), 6 and 7: what a request's head must be before anything
+ * What a request's head must be before anything
  * reads it. Query escapes spell UTF-8; Authorization comes once; a number in a query
  * parameter is a plain decimal, for every numeric parameter the API documents.
  */

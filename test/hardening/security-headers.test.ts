@@ -3,7 +3,7 @@ import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 
 /**
- * Issue 10 item 10: `X-Content-Type-Options: nosniff` on every answer, problems included (the
+ * Security headers: `X-Content-Type-Options: nosniff` on every answer, problems included (the
  * answers from below the API: below-the-api.test.ts); a strict Content-Security-Policy on
  * HTML; and no CORS, the API being server to server.
  */

@@ -6,7 +6,7 @@ import { ENGINES } from '../helpers/storage.ts';
 import { open, parseAnswer, readUntilClosed } from './raw-http.ts';
 
 /**
- * Issue 10 item 2 over real sockets: a request not received in full within REQUEST_TIMEOUT_MS
+ * Slow clients, over real sockets: a request not received in full within REQUEST_TIMEOUT_MS
  * is answered 408 (a problem document) and its connection closed; MAX_CONNECTIONS caps the
  * connections open at once. The HTTP layer is the same on both engines: one engine suffices.
  */

@@ -10,7 +10,7 @@ import { ENGINES } from '../helpers/storage.ts';
 import { countRows, createCustomer, makeTag, roomy } from '../helpers/writes.ts';
 
 /**
- * Issue 10 item 3: another process holding SQLite's write lock (the CLI, the sqlite3 shell)
+ * Another process holding SQLite's write lock (the CLI, the sqlite3 shell)
  * costs the API no answer. The server waits only SQLITE_BUSY_TIMEOUT_MS for the lock; a write
  * that cannot get it is a 503 service_unavailable with Retry-After and writes nothing, its
  * Idempotency-Key still usable; reads and /health go on (WAL lets readers past a writer).

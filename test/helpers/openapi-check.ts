@@ -45,8 +45,8 @@ const templateRegex = (pattern: string, param: RegExp) => new RegExp(`^${pattern
 
 /**
  * Checks answers against the OpenAPI document the app publishes, so every HTTP test also
- * proves the document tells the truth (issue 2 "Tests": bodies checked against the
- * OpenAPI response schemas). An answer the document does not describe fails, unless it is
+ * proves the document tells the truth (bodies checked against the OpenAPI response
+ * schemas). An answer the document does not describe fails, unless it is
  * from a HIDDEN_ROUTES entry, from a fixture the test declared, or the API's own refusal
  * of a path or method it does not have (a 404 `not_found` or 405 `method_not_allowed`
  * problem document).

@@ -9,7 +9,7 @@ import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 
 /**
- * Issue 12: the served /openapi.json is what /docs renders and what the client is generated
+ * The served /openapi.json is what /docs renders and what the client is generated
  * from. Every property says what it holds, every operation has an example its own schema
  * accepts, the guides are there, and a real OpenAPI linter finds nothing. The document does
  * not depend on the engine, so one is enough.

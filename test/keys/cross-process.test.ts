@@ -6,7 +6,7 @@ import { runCliProcess, startServer, type ServerProcess } from '../helpers/serve
 import { freshStorage, type TestStorage } from '../helpers/storage.ts';
 
 /**
- * Issue 4 "Key lifecycle": a pause, resume, revoke or expiry takes effect in every server
+ * Key changes across processes: a pause, resume, revoke or expiry takes effect in every server
  * process within 5 seconds. Two real server processes on one PostgreSQL (SQLite is served
  * by one process, so this suite is PostgreSQL's).
  */

@@ -11,7 +11,7 @@ import { cli } from '../cli/cli.ts';
 import { type Agent, connectAgent, eventually, makeKey } from './mcp-client.ts';
 
 /**
- * Issue 11: what the agent is told when the key stops working or a limit is reached. A
+ * What the agent is told when the key stops working or a limit is reached. A
  * paused or refused key means stop and ask a person; a limit means wait so long.
  */
 const ASKS_A_PERSON = /Stop: .*Ask a person/s;

@@ -7,7 +7,7 @@ import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 import { type Agent, connectAgent, makeKey } from './mcp-client.ts';
 
 /**
- * Issue 11, `venue-api mcp`: the SDK's own client over stdio against a real server process.
+ * `venue-api mcp`: the SDK's own client over stdio against a real server process.
  * The tools offered follow the key; reads and writes go through the API with it.
  */
 const READS = ['describe_key', 'get_record', 'list_records'];

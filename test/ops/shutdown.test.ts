@@ -17,7 +17,7 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
 }
 
 /**
- * Graceful shutdown (issue 4 "Operations"): on SIGTERM a server stops taking requests,
+ * Graceful shutdown (docs/operations.md "Shutdown"): on SIGTERM a server stops taking requests,
  * finishes the ones in flight, then exits 0. A request is held in flight for real by a
  * table lock the test owns, so the SIGTERM certainly lands while it runs.
  */
