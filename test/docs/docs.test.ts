@@ -1,0 +1,101 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The documents a newcomer reads stay true to the tree: the README stays a front door, every
+ * link and every file a document or a comment names exists, ARCHITECTURE.md's SPEC table
+ * names real files, and every setting the config reads is in the README's table.
+ */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+function filesUnder(dir: string, suffixes: string[]): string[] {
+  if (!existsSync(join(ROOT, dir))) return [];
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return entry.name === 'generated' ? [] : filesUnder(path, suffixes);
+    return suffixes.some((s) => entry.name.endsWith(s)) ? [path] : [];
+  });
+}
+
+const DOCUMENTS = ['README.md', 'ARCHITECTURE.md', 'bench/README.md', ...filesUnder('docs', ['.md'])];
+const SOURCES = ['src', 'test', 'bench', 'scripts'].flatMap((d) => filesUnder(d, ['.ts', '.mjs']));
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
+function anchorOf(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[`*_]/g, '')
+    .replace(/[^\p{L}\p{N}\- ]/gu, '')
+    .replace(/ /g, '-');
+}
+
+function anchorsIn(path: string): Set<string> {
+  return new Set([...read(path).matchAll(/^#+\s+(.*)$/gm)].map((m) => anchorOf(m[1]!)));
+}
+
+describe('the documents', () => {
+  it('the README is a front door of at most 250 lines', () => {
+    expect(read('README.md').split('\n').length).toBeLessThanOrEqual(250);
+  });
+
+  it('every link inside the repository reaches a file, and a heading when it names one', () => {
+    const broken: string[] = [];
+    for (const doc of DOCUMENTS) {
+      for (const m of read(doc).matchAll(/\]\(([^)\s]+)\)/g)) {
+        const [path, anchor] = m[1]!.split('#') as [string, string | undefined];
+        if (/^[a-z]+:/.test(path)) continue;
+        const target = path === '' ? doc : normalize(join(dirname(doc), path));
+        if (target.startsWith('..')) continue; // SPEC, DECISIONS, CONVENTIONS live beside the repository
+        if (!existsSync(join(ROOT, target))) broken.push(`${doc}: ${m[1]}`);
+        else if (anchor && target.endsWith('.md') && !anchorsIn(target).has(anchor)) broken.push(`${doc}: ${m[1]}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('every file a document or a comment names exists', () => {
+    const named = /(?<![\w/.-])((?:src|test|bench|scripts|clients|docs)\/[\w./-]+\.(?:ts|mjs|md|json|sh))/g;
+    const missing: string[] = [];
+    for (const file of [...DOCUMENTS, ...SOURCES]) {
+      for (const m of read(file).matchAll(named)) {
+        if (!existsSync(join(ROOT, m[1]!))) missing.push(`${file}: ${m[1]}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("ARCHITECTURE.md's SPEC table names files that exist under src/", () => {
+    const text = read('ARCHITECTURE.md');
+    const table = text.slice(text.indexOf('## SPEC section'));
+    const files = [...table.matchAll(/`([\w/.-]+\.ts)`/g)].map((m) => m[1]!);
+    expect(files.length).toBeGreaterThan(50);
+    const missing = files.filter(
+      (f) => !existsSync(join(ROOT, 'src', f)) && !SOURCES.some((s) => s.startsWith('src/') && s.endsWith(`/${f}`)),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('every setting the config reads is in the README table', () => {
+    // Read as env.NAME, or by a helper given (env, 'NAME', …).
+    const config = read('src/config.ts');
+    const settings = new Set(
+      [...config.matchAll(/\benv\.([A-Z][A-Z0-9_]+)|\(env, '([A-Z][A-Z0-9_]+)'/g)].map((m) => (m[1] ?? m[2])!),
+    );
+    expect(settings.size).toBeGreaterThan(10);
+    // The first cell of each row of a table: the settings it names.
+    const named = read('README.md')
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .map((line) => line.split('|')[1]!);
+    expect([...settings].filter((name) => !named.some((cell) => cell.includes(`\`${name}\``)))).toEqual([]);
+  });
+
+  it('no code or document points at the issue tracker, which is not in the repository', () => {
+    const mentions = [...DOCUMENTS, ...SOURCES].filter((file) => /\bissue \d/i.test(read(file)));
+    expect(mentions.map((file) => relative(ROOT, join(ROOT, file)))).toEqual([]);
+  });
+});
