@@ -20,15 +20,14 @@ export class DailyCounterRepo {
   }
 
   /**
-   * Adds the increments (not overwrites: another process without Redis may share the
-   * database) and drops the days before `today`, in one transaction.
+   * Adds the increments (not overwrites: every process adds its own to the same rows) and
+   * drops the days before `today`, in one transaction. Rows go in counter order, so two
+   * processes adding to the same rows at once lock them in the same order (no deadlock).
    */
   async add(counts: UnsavedCounts, today: number): Promise<void> {
-    const rows = [...counts].map(([id, { windowStart, count }]) => ({
-      counter_id: id,
-      window_start: windowStart,
-      count,
-    }));
+    const rows = [...counts]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([id, { windowStart, count }]) => ({ counter_id: id, window_start: windowStart, count }));
     await this.db.transaction().execute(async (tx) => {
       for (let i = 0; i < rows.length; i += BATCH) {
         await tx

@@ -23,8 +23,9 @@ interface Counter {
 }
 
 /**
- * Limits counted in this process: the store of a single server (the SQLite default) and
- * the fallback of the Redis store. JavaScript runs one consume at a time, so checking and
+ * Limits counted in this process: the store of a single server (the SQLite default), and
+ * within the Redis store the counts its process knows, which answer while Redis is away.
+ * JavaScript runs one consume at a time, so checking and
  * counting in one synchronous pass is already atomic.
  */
 export class MemoryLimitStore implements LimitStore {
@@ -46,20 +47,27 @@ export class MemoryLimitStore implements LimitStore {
 
   /** Loads today's daily counts (SPEC: daily budgets survive a restart) and starts flushing. */
   async start(now: number): Promise<void> {
-    const daily = this.options.daily;
-    if (!daily) return;
-    this.latest = now;
-    const { start, resetAt } = windowOf('day', now);
-    for (const row of await daily.load(start)) {
-      this.counters.set(row.counterId, { count: row.count, resetAt });
-    }
+    if (!this.options.daily) return;
+    await this.loadDaily(now);
     this.timer = setInterval(() => void this.flush(), this.options.flushMs ?? 5_000);
     this.timer.unref();
   }
 
-  consumeNow(checks: readonly LimitCheck[], now: number): Consumption {
-    if (now >= this.nextSweep) this.sweep(now);
+  /**
+   * Raises today's daily counts to the database's, which hold every process's saved
+   * increments: how processes share a day while Redis is away, and what Redis is raised
+   * to when it comes back empty.
+   */
+  async loadDaily(now: number): Promise<void> {
+    const daily = this.options.daily;
+    if (!daily) return;
     this.latest = Math.max(this.latest, now);
+    const { start, resetAt } = windowOf('day', now);
+    for (const row of await daily.load(start)) this.raise(row.counterId, row.count, resetAt);
+  }
+
+  consumeNow(checks: readonly LimitCheck[], now: number): Consumption {
+    this.advance(now);
     const ids = checks.map((check) => counterId(check, now));
     const states: CheckState[] = checks.map((check, i) => ({
       check,
@@ -75,13 +83,33 @@ export class MemoryLimitStore implements LimitStore {
       counter.count += s.check.cost;
       this.counters.set(id, counter);
       s.count = counter.count;
-      if (this.options.daily && LIMITS[s.check.name].window === 'day') {
-        const entry = this.unsaved.get(id) ?? { windowStart: start, count: 0 };
-        entry.count += s.check.cost;
-        this.unsaved.set(id, entry);
-      }
+      this.keepDaily(s.check, id, start);
     });
     return { allowed, states };
+  }
+
+  /**
+   * Takes what a shared store answered (`ids` as counterId gave them) as the counts this
+   * process knows, so a fallback starts from them; its counted daily increments are kept
+   * for the database like this store's own. Never lowers a count: within a window counts
+   * only grow, and a lower figure means the shared store lost some.
+   */
+  adopt(result: Consumption, ids: readonly { id: string; start: number }[], now: number): void {
+    this.advance(now);
+    result.states.forEach((s, i) => {
+      const { id, start } = ids[i]!;
+      this.raise(id, s.count, s.resetAt);
+      if (result.allowed && s.check.cost > 0) this.keepDaily(s.check, id, start);
+    });
+  }
+
+  countOf(id: string): number {
+    return this.counters.get(id)?.count ?? 0;
+  }
+
+  /** Every count this process knows whose window has not ended: counter id, count, window end. */
+  *known(now: number): Generator<[id: string, count: number, resetAt: number]> {
+    for (const [id, { count, resetAt }] of this.counters) if (resetAt > now) yield [id, count, resetAt];
   }
 
   async consume(checks: readonly LimitCheck[], now: number): Promise<Consumption> {
@@ -121,8 +149,24 @@ export class MemoryLimitStore implements LimitStore {
     await this.flush();
   }
 
-  /** Forgets counters whose window is over, once a minute at most. */
-  private sweep(now: number): void {
+  private raise(id: string, count: number, resetAt: number): void {
+    if (count <= 0) return;
+    const counter = this.counters.get(id);
+    if (!counter) this.counters.set(id, { count, resetAt });
+    else if (counter.count < count) counter.count = count;
+  }
+
+  private keepDaily(check: LimitCheck, id: string, windowStart: number): void {
+    if (!this.options.daily || LIMITS[check.name].window !== 'day') return;
+    const entry = this.unsaved.get(id) ?? { windowStart, count: 0 };
+    entry.count += check.cost;
+    this.unsaved.set(id, entry);
+  }
+
+  /** Notes the latest instant seen and forgets counters whose window is over, once a minute at most. */
+  private advance(now: number): void {
+    this.latest = Math.max(this.latest, now);
+    if (now < this.nextSweep) return;
     for (const [id, counter] of this.counters) if (counter.resetAt <= now) this.counters.delete(id);
     this.nextSweep = now + MINUTE_MS;
   }

@@ -6,7 +6,8 @@ import { MemoryLimitStore, type LimitLog } from './memory-store.ts';
 
 /**
  * The limit store the config asks for: Redis when REDIS_URL is set (every process shares
- * the counts), else this process's memory with daily counts kept in the database.
+ * the counts), else this process's memory. Either way daily counts are kept in the
+ * database too, so they outlive a restart of the process or of Redis.
  */
 export async function openLimitStore(
   config: Pick<Config, 'redisUrl' | 'redisPrefix'>,
@@ -17,8 +18,13 @@ export async function openLimitStore(
   if (config.redisUrl) {
     // Loaded only with REDIS_URL set: ioredis is not needed by a single process.
     const { RedisLimitStore } = await import('./redis-store.ts');
-    const store = new RedisLimitStore({ url: config.redisUrl, prefix: config.redisPrefix, ...(log ? { log } : {}) });
-    await store.start();
+    const store = new RedisLimitStore({
+      url: config.redisUrl,
+      prefix: config.redisPrefix,
+      daily: new DailyCounterRepo(db),
+      ...(log ? { log } : {}),
+    });
+    await store.start(now);
     return store;
   }
   const store = new MemoryLimitStore({ daily: new DailyCounterRepo(db), ...(log ? { log } : {}) });

@@ -85,12 +85,31 @@ export class PrivateRedis {
     throw new Error(`private redis on ${this.port} did not stop`);
   }
 
+  private pid(): number {
+    return Number(readFileSync(join(this.dir, 'redis.pid'), 'utf8'));
+  }
+
+  /**
+   * SIGSTOP: the server keeps its connections and its data but answers nothing, as one that
+   * hangs does; what clients send meanwhile runs once it is thawed.
+   */
+  freeze(): void {
+    process.kill(this.pid(), 'SIGSTOP');
+  }
+
+  thaw(): void {
+    process.kill(this.pid(), 'SIGCONT');
+  }
+
   /** For afterAll: stop whatever runs, by the pid it wrote, wait for it, remove its directory. */
   async dispose(): Promise<void> {
     let pid = 0;
     try {
-      pid = Number(readFileSync(join(this.dir, 'redis.pid'), 'utf8'));
-      if (pid > 0) process.kill(pid, 'SIGTERM');
+      pid = this.pid();
+      if (pid > 0) {
+        process.kill(pid, 'SIGCONT'); // a frozen server would not act on SIGTERM
+        process.kill(pid, 'SIGTERM');
+      }
     } catch {
       // already stopped
     }

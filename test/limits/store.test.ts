@@ -20,7 +20,7 @@ describe.each(STORES)('the %s limit store', (kind) => {
   const store: LimitStore =
     kind === 'memory' ? new MemoryLimitStore() : new RedisLimitStore({ url: REDIS_URL, prefix });
   beforeAll(async () => {
-    if (store instanceof RedisLimitStore) await store.start();
+    if (store instanceof RedisLimitStore) await store.start(MIDNIGHT);
   });
   afterAll(async () => {
     // Every answer above came from the store itself, never from a fallback.
