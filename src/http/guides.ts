@@ -15,6 +15,12 @@ import { CURRENT_VERSION } from './request-context.ts';
  */
 const n = (value: number) => value.toLocaleString('en-US');
 
+/**
+ * How a project installs venue-api-client while it is not on npm: the tarball `npm pack`
+ * writes in clients/typescript (test/client/package.test.ts packs it and installs it so).
+ */
+export const CLIENT_INSTALL = 'npm install /path/to/venue-api/clients/typescript/venue-api-client-0.1.0.tgz';
+
 /** The headings, in order: the /docs test checks each one is shown. */
 export const GUIDE_TITLES = [
   'Authentication',
@@ -37,7 +43,12 @@ export function guides(baseUrl: string): string {
 
   return `A venue business workspace's data (venues, customers, bookings, orders, events, tickets, gift cards, …) for programs and software agents.
 
-Every answer carries \`Request-Id\`, \`Service-Version\` and \`Cache-Control: no-store\`; authenticated answers carry \`RateLimit-Policy\` and \`RateLimit\`; a 429 carries \`Retry-After\`. Errors are RFC 9457 problem documents. A typed TypeScript client, \`venue-api-client\`, wraps all of this (paging, retries, idempotency keys, \`If-Match\`).
+Every answer carries \`Request-Id\`, \`Service-Version\` and \`Cache-Control: no-store\`; authenticated answers carry \`RateLimit-Policy\` and \`RateLimit\`; a 429 carries \`Retry-After\`. Errors are RFC 9457 problem documents. A typed TypeScript client, \`venue-api-client\`, wraps all of this (paging, retries, idempotency keys, \`If-Match\`). Until it is published, install it from a tarball of this service's repository: in a clone, after \`npm ci\`,
+
+\`\`\`sh
+cd clients/typescript && npm run build && npm pack
+cd /path/to/your-project && ${CLIENT_INSTALL}
+\`\`\`
 
 ## Authentication
 

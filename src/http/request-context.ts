@@ -4,6 +4,10 @@ import { ApiError } from '../errors.ts';
 import { randomBase62 } from '../lib/ids.ts';
 import { addGateStep } from './gate.ts';
 
+/**
+ * The API version (SPEC "Versioning"), written here only: /openapi.json's info.version is
+ * this, and venue-api-client's SERVICE_VERSION is generated from that document.
+ */
 export const CURRENT_VERSION = '2026-10-08';
 export const ACCEPTED_VERSIONS: readonly string[] = [CURRENT_VERSION];
 

@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ApiResult, Problem } from './api.ts';
+import type { VenueApiError } from 'venue-api-client';
+import type { ApiResult } from './calls.ts';
 
 /**
  * What a tool hands back to the model. Records as compact JSON text, exactly as the API
@@ -11,7 +12,8 @@ import type { ApiResult, Problem } from './api.ts';
 const STOP = 'Stop: do not retry this or any other tool, and do not look for another way round.';
 
 /** The next step for each code, in words a model follows. */
-function nextStep(problem: Problem, retryAfter: number | null): string {
+function nextStep(problem: VenueApiError): string {
+  const { retryAfter } = problem;
   switch (problem.code) {
     case 'key_paused':
       return `${STOP} The API key was paused for unusual activity and every call fails until a person who manages this workspace's API keys resumes it in the developer settings. Ask a person to check and resume the key, and tell them what you were doing.`;
@@ -37,19 +39,22 @@ function nextStep(problem: Problem, retryAfter: number | null): string {
       return `The API is briefly unavailable. Wait ${retryAfter ?? 5} seconds and retry.`;
     case 'internal_error':
       return 'The API failed unexpectedly. Retry once a little later; if it fails again, tell a person and quote the request_id.';
+    // The client's code for an error answer that is not a problem document: not the API's.
+    case 'unknown_error':
+      return 'This answer did not come from the Venue API. Tell a person that this MCP server cannot use it (is VENUE_API_URL right?).';
     default:
       return 'This is unexpected for this tool. Tell a person and quote the request_id.';
   }
 }
 
-export function problemText(problem: Problem, retryAfter: number | null): string {
+export function problemText(problem: VenueApiError): string {
   const lines = [`API error ${problem.code} (HTTP ${problem.status}): ${problem.detail}`];
-  for (const e of problem.errors ?? []) {
+  for (const e of problem.errors) {
     const line = `${e.field}: ${e.message}`;
     if (!problem.detail.includes(line)) lines.push(`- ${line}`);
   }
-  lines.push(`What to do: ${nextStep(problem, retryAfter)}`);
-  if (problem.request_id) lines.push(`request_id: ${problem.request_id}`);
+  lines.push(`What to do: ${nextStep(problem)}`);
+  if (problem.requestId) lines.push(`request_id: ${problem.requestId}`);
   return lines.join('\n');
 }
 
@@ -64,7 +69,7 @@ export function toolResult(result: ApiResult): CallToolResult {
       `${result.message}\nWhat to do: retry once in a minute; if it still fails, tell a person that this MCP server cannot use the Venue API (is VENUE_API_URL right?).`,
     );
   }
-  if (result.kind === 'problem') return errorResult(problemText(result.problem, result.retryAfter));
+  if (result.kind === 'problem') return errorResult(problemText(result.error));
   const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(result.body) }];
   if (result.replayed) {
     content.push({

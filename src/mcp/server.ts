@@ -2,8 +2,9 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { problemText, toolResult } from './answers.ts';
-import { VenueApi } from './api.ts';
-import { type Failure, type Filters, type KeyObject, loadFilters, loadKey } from './profile.ts';
+import { type ApiDocument, type Failure, loadApiDocument } from './api-document.ts';
+import { VenueApi } from './calls.ts';
+import { type KeyObject, loadKey } from './profile.ts';
 import type { McpSettings } from './settings.ts';
 import type { OfferedTool, ToolFamily } from './tools/context.ts';
 import { customerTools } from './tools/customer.tools.ts';
@@ -27,25 +28,25 @@ const INSTRUCTIONS = [
 class KeyTools {
   private registered: OfferedTool[] = [];
   private shape = '';
-  private filters: Filters | null = null;
+  private document: ApiDocument | null = null;
 
   constructor(
     private readonly server: McpServer,
     private readonly api: VenueApi,
   ) {}
 
-  /** Offers the tools `key` may use; the filters come from /openapi.json, read once. */
+  /** Offers the tools `key` may use, as /openapi.json (read once) describes them. */
   async offer(key: KeyObject): Promise<Failure | null> {
-    if (!this.filters) {
-      const loaded = await loadFilters(this.api);
+    if (!this.document) {
+      const loaded = await loadApiDocument(this.api);
       if (loaded.kind !== 'ok') return loaded.result;
-      this.filters = loaded.filters;
+      this.document = loaded.document;
     }
     const { id, can_read, can_write, contacts_masked, limits } = key;
     const shape = canonicalJson({ id, can_read, can_write, contacts_masked, limits });
     if (shape === this.shape) return null;
     for (const { tool } of this.registered) tool.remove();
-    const context = { api: this.api, profile: { key, filters: this.filters } };
+    const context = { api: this.api, profile: { key, document: this.document } };
     this.registered = FAMILIES.flatMap((family) => family(this.server, context));
     this.shape = shape;
     return null;
@@ -91,7 +92,7 @@ export async function buildMcpServer(settings: McpSettings): Promise<{ server: M
 }
 
 function failureLine(failure: Failure): string {
-  const text = failure.kind === 'problem' ? problemText(failure.problem, failure.retryAfter) : failure.message;
+  const text = failure.kind === 'problem' ? problemText(failure.error) : failure.message;
   return text.split('\n')[0]!;
 }
 

@@ -151,6 +151,14 @@ describe('dependencies point one way', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('the MCP server calls the API through venue-api-client, with no HTTP client of its own', () => {
+    expect(EDGES.some((e) => e.from.startsWith('src/mcp/') && e.to === 'venue-api-client')).toBe(true);
+    const own = filesUnder(join(SRC, 'mcp'))
+      .filter((file) => /\bfetch\(|node:https?\b|\bundici\b/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(ROOT, file));
+    expect(own).toEqual([]);
+  });
+
   it('SQL is written in repositories and the db layer only', () => {
     const SQL = /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\(|\bsql(<[^>]*>)?`/;
     const holdsSql = (path: string) => path.endsWith('.repo.ts') || path.startsWith('src/db/');

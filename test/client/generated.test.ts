@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { OpenAPI3 } from 'openapi-typescript';
+import { SERVICE_VERSION } from 'venue-api-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateClientFiles, type GeneratedFiles } from '../../scripts/client-types.ts';
+import { CURRENT_VERSION } from '../../src/http/request-context.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 
@@ -26,6 +28,11 @@ describe('venue-api-client generated types', () => {
     for (const name of Object.keys(files) as (keyof GeneratedFiles)[]) {
       expect(readFileSync(new URL(name, GENERATED), 'utf8'), name).toBe(files[name]);
     }
+  });
+
+  it('carry the version the server serves: SERVICE_VERSION is CURRENT_VERSION, through the document', () => {
+    expect(document.info.version).toBe(CURRENT_VERSION);
+    expect(SERVICE_VERSION).toBe(CURRENT_VERSION);
   });
 
   it('would be found stale after a schema change', async () => {

@@ -121,11 +121,58 @@ describe('venue-api-client retries', () => {
     expect(s.sent).toHaveLength(3);
   });
 
+  it('waits a 503 out for its Retry-After, and throws one that asks longer than maxRetryAfterSeconds at once', async () => {
+    const unavailable = (seconds: string) => ({
+      status: 503,
+      headers: { 'retry-after': seconds },
+      body: { code: 'service_unavailable', status: 503 },
+    });
+    const s = scripted([unavailable('2'), { status: 200, body: customer }]);
+    expect(await s.client().customers.retrieve('cus_1')).toEqual(customer);
+    expect(s.waits).toEqual([2000]);
+
+    const long = scripted([unavailable('61')]);
+    await expect(long.client().customers.retrieve('cus_1')).rejects.toMatchObject({ status: 503, retryAfter: 61 });
+    expect(long.sent).toHaveLength(1);
+  });
+
+  it("maxRetries on one call stands in for the client's: 0 sends it once and throws what came", async () => {
+    const s = scripted([{ status: 429, headers: { 'retry-after': '1' } }, new TypeError('fetch failed')]);
+    const venue = s.client();
+    await expect(venue.customers.create({ first_name: 'A' }, { maxRetries: 0 })).rejects.toMatchObject({
+      status: 429,
+      retryAfter: 1,
+    });
+    await expect(venue.venues.list({}, { maxRetries: 0 })).rejects.toBeInstanceOf(VenueConnectionError);
+    expect(s.sent).toHaveLength(2);
+    expect(s.waits).toEqual([]);
+  });
+
+  it('request() calls any path with the same headers and answers its status, headers and body', async () => {
+    const s = scripted([{ status: 201, headers: { 'idempotent-replayed': 'true' }, body: customer }]);
+    const res = await s.client().request({
+      method: 'POST',
+      path: '/customers',
+      body: { first_name: 'Ada' },
+      idempotencyKey: 'mine',
+      ifMatch: '*',
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('idempotent-replayed')).toBe('true');
+    expect(res.body).toEqual(customer);
+    const sent = s.sent[0]!;
+    expect(sent.url).toBe('https://api.example.test/v/customers');
+    expect(sent.headers.get('service-version')).toBe(SERVICE_VERSION);
+    expect(sent.headers.get('idempotency-key')).toBe('mine');
+    expect(sent.headers.get('if-match')).toBe('*');
+  });
+
   it('quotes a bare version for If-Match and passes an ETag through', async () => {
     expect(quoteIfMatch(4)).toBe('"4"');
     expect(quoteIfMatch('4')).toBe('"4"');
     expect(quoteIfMatch('"4"')).toBe('"4"');
     expect(quoteIfMatch('W/"4"')).toBe('W/"4"');
+    expect(quoteIfMatch('*')).toBe('*');
     const s = scripted([{ status: 200, body: customer }]);
     await s.client().customers.update('cus_1', { nickname: 'A' }, { ifMatch: '7' });
     expect(s.sent[0]!.headers.get('if-match')).toBe('"7"');

@@ -12,14 +12,14 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 /**
- * `npm run build`: tsc to dist/, then the bundle (scripts/bundle.mjs) the processes run, then
- * venue-api-client's dist/, which `import 'venue-api-client'` loads in the client tests.
+ * `npm run build`: venue-api-client's dist/ first (the MCP server imports it, and the bundle
+ * takes it in), then tsc to dist/, then the bundle (scripts/bundle.mjs) the processes run.
  */
 function build(): void {
   for (const args of [
+    [TSC, '-p', join('clients', 'typescript', 'tsconfig.json')],
     [TSC, '-p', 'tsconfig.build.json'],
     [join(ROOT, 'scripts', 'bundle.mjs')],
-    [TSC, '-p', join('clients', 'typescript', 'tsconfig.json')],
   ]) {
     const res = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
     if (res.status !== 0) {

@@ -41,4 +41,14 @@ describe('the bundle loads the MCP SDK only for `venue-api mcp`', () => {
     const main = readFileSync(join(BUNDLE, 'cli', 'main.js'), 'utf8');
     expect(main).toContain(`import("../${withSdk[0]}")`);
   });
+
+  it('holds venue-api-client with the MCP server, so `npx venue-api mcp` needs no package beside the bundle', () => {
+    const sources = readdirSync(BUNDLE)
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => readFileSync(join(BUNDLE, f), 'utf8'));
+    const withClient = sources.filter((source) => /\bvar VenueClient=class\b|\bclass VenueClient\b/.test(source));
+    expect(withClient).toHaveLength(1);
+    expect(MCP_SERVER.test(withClient[0]!)).toBe(true);
+    expect(sources.filter((source) => source.includes('"venue-api-client"'))).toEqual([]);
+  });
 });

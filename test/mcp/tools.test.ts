@@ -5,6 +5,7 @@ import { insertBooking, insertList, insertTag, insertVenue } from '../helpers/fi
 import { startServer, type ServerProcess } from '../helpers/server-process.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 import { type Agent, connectAgent, makeKey } from './mcp-client.ts';
+import { shapeOf } from './schema-shape.ts';
 
 /**
  * `venue-api mcp`: the SDK's own client over stdio against a real server process.
@@ -85,6 +86,28 @@ describe.each(ENGINES)('venue-api mcp tools on %s', { timeout: 60_000 }, (engine
     const described = await reader.call('describe_key');
     expect(described.isError).toBe(false);
     expect(described.json()).toMatchObject({ id: read.id, object: 'api_key', access: 'read', mode: 'live' });
+  });
+
+  it("create_customer and update_customer take the API's customer body: its fields, types, nulls, enums and required", async () => {
+    const a = await agent((await makeKey(storage, { workspaceId, mode: 'test', access: 'read_write' })).secret);
+    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as any;
+    const body = (path: string, method: string) =>
+      document.paths[path][method].requestBody.content['application/json'].schema;
+    const input = Object.fromEntries((await a.client.listTools()).tools.map((t) => [t.name, t.inputSchema as any]));
+
+    expect(shapeOf(body('/customers', 'post')).properties!.address!.properties).toHaveProperty('postcode');
+    expect(shapeOf(input.create_customer)).toEqual(shapeOf(body('/customers', 'post')));
+    const update = shapeOf(input.update_customer);
+    const { id, if_match, ...fields } = update.properties!;
+    expect([id, if_match]).toEqual([{ types: ['string'] }, { types: ['string'] }]);
+    expect(update.required).toEqual(['id']);
+    expect({ types: update.types, required: [], properties: fields }).toEqual(
+      shapeOf(body('/customers/{id}', 'patch')),
+    );
+    // What the API says of a field is what the model reads.
+    expect(input.create_customer.properties.email.description).toBe(
+      body('/customers', 'post').properties.email.description,
+    );
   });
 
   it('lists, gets, creates, updates and deletes through the API, as compact JSON, recorded against the key', async () => {

@@ -1,5 +1,5 @@
 import { CustomersResource, KeyResource, ReadResource, TestDataResource } from './resources.ts';
-import type { TransportOptions } from './transport.ts';
+import { type ApiResponse, call, type RequestOptions, type TransportOptions } from './transport.ts';
 import type {
   Activity,
   ActivityListParams,
@@ -59,11 +59,12 @@ export class VenueClient {
   readonly tickets: ReadResource<Ticket, TicketListParams>;
   readonly giftCards: ReadResource<GiftCard, GiftCardListParams>;
   readonly testData: TestDataResource;
+  private readonly transport: TransportOptions;
 
   constructor(options: VenueClientOptions) {
     if (!options.apiKey) throw new TypeError('VenueClient needs an apiKey.');
     if (!options.baseUrl) throw new TypeError('VenueClient needs a baseUrl.');
-    const transport: TransportOptions = {
+    this.transport = {
       apiKey: options.apiKey,
       baseUrl: options.baseUrl,
       maxRetries: Math.max(0, options.maxRetries ?? 2),
@@ -74,6 +75,7 @@ export class VenueClient {
       random: Math.random,
       newIdempotencyKey: () => globalThis.crypto.randomUUID(),
     };
+    const transport = this.transport;
     this.key = new KeyResource(transport);
     this.venues = new ReadResource(transport, '/venues');
     this.customers = new CustomersResource(transport);
@@ -87,5 +89,14 @@ export class VenueClient {
     this.tickets = new ReadResource(transport, '/tickets');
     this.giftCards = new ReadResource(transport, '/gift-cards');
     this.testData = new TestDataResource(transport);
+  }
+
+  /**
+   * Any call of the API, with the same key, version, Idempotency-Key, retries and errors as
+   * the methods above, answering the status and headers with the body: for a path chosen at
+   * run time, or to read a header such as `Idempotent-Replayed`.
+   */
+  request<T = unknown>(req: RequestOptions): Promise<ApiResponse<T>> {
+    return call<T>(this.transport, req);
   }
 }

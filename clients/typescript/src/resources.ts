@@ -14,6 +14,8 @@ import type {
 export interface CallOptions {
   /** Cancels the call, its retries and waits included. */
   signal?: AbortSignal;
+  /** This call's retries, in place of the client's `maxRetries` (0: none, the caller decides). */
+  maxRetries?: number;
 }
 
 /** A POST's options: the Idempotency-Key to send (a UUID is made when omitted), kept across retries. */
@@ -44,13 +46,13 @@ export class ReadResource<T, Q extends object> {
         method: 'GET',
         path: this.path,
         query: { ...query, starting_after: startingAfter ?? (first as string | undefined) },
-        signal: options.signal,
+        ...options,
       }),
     );
   }
 
   retrieve(id: string, options: CallOptions = {}): Promise<T> {
-    return request<T>(this.transport, { method: 'GET', path: `${this.path}/${segment(id)}`, signal: options.signal });
+    return request<T>(this.transport, { method: 'GET', path: `${this.path}/${segment(id)}`, ...options });
   }
 }
 

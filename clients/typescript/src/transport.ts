@@ -29,16 +29,30 @@ export interface RequestOptions {
   idempotencyKey?: string;
   ifMatch?: string | number;
   signal?: AbortSignal;
+  /** This call's retries, in place of the client's `maxRetries`: 0 leaves every decision to the caller. */
+  maxRetries?: number;
+}
+
+/** An answer of the API that is not an error: its status, its headers and its JSON body. */
+export interface ApiResponse<T> {
+  status: number;
+  headers: Headers;
+  body: T;
 }
 
 /** The first retry waits about 0.5 s, then 1 s, 2 s, …, at most 8 s; jitter takes up to half off. */
 const BASE_DELAY_MS = 500;
 const MAX_DELAY_MS = 8_000;
 
-/** A bare version is quoted; a value already quoted (an ETag, weak or strong) is sent as it is. */
+/** A bare version is quoted; an ETag (weak or strong) and `*` (any version) are sent as they are. */
 export function quoteIfMatch(value: string | number): string {
   const text = String(value).trim();
-  return /^(W\/)?"/.test(text) ? text : `"${text}"`;
+  return /^(W\/)?"/.test(text) || text === '*' ? text : `"${text}"`;
+}
+
+/** One API call with its retries, answering the success body. */
+export async function request<T>(options: TransportOptions, req: RequestOptions): Promise<T> {
+  return (await call<T>(options, req)).body;
 }
 
 /**
@@ -46,10 +60,12 @@ export function quoteIfMatch(value: string | number): string {
  * - no answer (network error, timeout) and 5xx, with exponential backoff and jitter, for
  *   GET and POST only: a POST carries the same Idempotency-Key every time, so the server
  *   writes it once; a PATCH or DELETE may have been applied before its answer was lost.
+ *   A 5xx with `Retry-After` (a 503) waits at least that long, or is thrown at once when it
+ *   asks for longer than `maxRetryAfterSeconds`.
  * - 429, after `Retry-After` seconds (nothing was counted or written).
  * - 409 with `Retry-After` (the same Idempotency-Key still running), after it.
  */
-export async function request<T>(options: TransportOptions, req: RequestOptions): Promise<T> {
+export async function call<T>(options: TransportOptions, req: RequestOptions): Promise<ApiResponse<T>> {
   const url = new URL(
     req.path.replace(/^\//, ''),
     options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`,
@@ -67,9 +83,10 @@ export async function request<T>(options: TransportOptions, req: RequestOptions)
   if (req.ifMatch !== undefined) headers['if-match'] = quoteIfMatch(req.ifMatch);
   const body = req.body === undefined ? undefined : JSON.stringify(req.body);
   const replayable = req.method === 'GET' || req.method === 'POST';
+  const maxRetries = Math.max(0, req.maxRetries ?? options.maxRetries);
 
   for (let attempt = 0; ; attempt++) {
-    const retriesLeft = attempt < options.maxRetries;
+    const retriesLeft = attempt < maxRetries;
     const backoff = () => {
       const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);
       return ceiling / 2 + (ceiling / 2) * options.random();
@@ -85,7 +102,7 @@ export async function request<T>(options: TransportOptions, req: RequestOptions)
       await options.sleep(backoff());
       continue;
     }
-    if (response.ok) return (await response.json()) as T;
+    if (response.ok) return { status: response.status, headers: response.headers, body: (await response.json()) as T };
 
     const problem = (await response.json().catch(() => ({}))) as Partial<ProblemDocument>;
     const error = new VenueApiError(response.status, problem, response.headers);
@@ -96,8 +113,14 @@ export async function request<T>(options: TransportOptions, req: RequestOptions)
           continue;
         }
       } else if (response.status >= 500 && replayable) {
-        await options.sleep(backoff());
-        continue;
+        if (error.retryAfter === null) {
+          await options.sleep(backoff());
+          continue;
+        }
+        if (error.retryAfter <= options.maxRetryAfterSeconds) {
+          await options.sleep(Math.max(error.retryAfter * 1000, backoff()));
+          continue;
+        }
       }
     }
     throw error;

@@ -1,5 +1,5 @@
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { VenueApi } from '../api.ts';
+import type { VenueApi } from '../calls.ts';
 import type { Profile } from '../profile.ts';
 
 /** What every tool family is built from: the API client and what the key may do. */

@@ -1,19 +1,25 @@
 import { z } from 'zod';
 import { toolResult } from '../answers.ts';
 import { derivedIdempotencyKey } from '../idempotency.ts';
+import { zodShape } from '../json-schema-zod.ts';
+import type { Profile } from '../profile.ts';
 import { type OfferedTool, segment, type ToolFamily } from './context.ts';
-import { customerFields } from './customer-fields.ts';
 
 const customerId = z.string().min(1).max(100).describe('The customer id, cus_….');
 const CHANGE_LOG = 'Every change is recorded against this key, and a person can undo it from the developer settings.';
 
-/** An If-Match value from a version as the record shows it (`3`) or as an ETag (`"3"`). */
-const ifMatchOf = (version: string) =>
-  /^(".*"|W\/".*"|\*)$/.test(version.trim()) ? version.trim() : `"${version.trim()}"`;
+/** The customer fields a write takes: its request body as /openapi.json declares it. */
+function bodyOf(profile: Profile, operationId: 'createCustomer' | 'updateCustomer') {
+  const schema = profile.document.bodies[operationId];
+  if (!schema) throw new Error(`/openapi.json declares no request body for ${operationId}`);
+  const shape = zodShape(schema, operationId);
+  if ('id' in shape || 'if_match' in shape) throw new Error(`${operationId}'s body has a field the tool names itself`);
+  return shape;
+}
 
 /** create_customer, update_customer and delete_customer: each only when the key's can_write has it. */
 export const customerTools: ToolFamily = (server, { api, profile }) => {
-  const can = (write: string) => profile.key.can_write.includes(write);
+  const can = (write: Profile['key']['can_write'][number]) => profile.key.can_write.includes(write);
   const tools: OfferedTool[] = [];
 
   if (can('customers.create')) {
@@ -29,12 +35,12 @@ export const customerTools: ToolFamily = (server, { api, profile }) => {
             'Calling again with exactly the same arguments within 24 hours creates nothing new and returns the same customer.',
             CHANGE_LOG,
           ].join(' '),
-          inputSchema: { first_name: z.string().describe('First name (required).'), ...customerFields },
+          inputSchema: bodyOf(profile, 'createCustomer'),
           annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
         },
         async (args) =>
           toolResult(
-            await api.call({
+            await api.write({
               method: 'POST',
               path: '/customers',
               body: args,
@@ -65,19 +71,13 @@ export const customerTools: ToolFamily = (server, { api, profile }) => {
               .string()
               .optional()
               .describe("The customer's version as you last read it (its version field); strongly recommended."),
-            first_name: z.string().optional().describe('First name; cannot be emptied.'),
-            ...customerFields,
+            ...bodyOf(profile, 'updateCustomer'),
           },
           annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
         },
         async ({ id, if_match, ...fields }) =>
           toolResult(
-            await api.call({
-              method: 'PATCH',
-              path: `/customers/${segment(id)}`,
-              body: fields,
-              ...(if_match === undefined ? {} : { ifMatch: ifMatchOf(if_match) }),
-            }),
+            await api.write({ method: 'PATCH', path: `/customers/${segment(id)}`, body: fields, ifMatch: if_match }),
           ),
       ),
     });
@@ -99,7 +99,7 @@ export const customerTools: ToolFamily = (server, { api, profile }) => {
           inputSchema: { id: customerId },
           annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
         },
-        async ({ id }) => toolResult(await api.call({ method: 'DELETE', path: `/customers/${segment(id)}` })),
+        async ({ id }) => toolResult(await api.write({ method: 'DELETE', path: `/customers/${segment(id)}` })),
       ),
     });
   }

@@ -73,11 +73,11 @@ function register(server: Parameters<ToolFamily>[0], { api, profile }: ToolConte
       // again is a new write, not a replay of the first answer. Every key that may write
       // memberships may read customers (the key service requires it).
       const path = `/customers/${segment(args.customer)}`;
-      const current = await api.call({ method: 'GET', path });
+      const current = await api.read(path);
       if (current.kind !== 'ok') return toolResult(current);
       const version = (current.body as { version?: unknown }).version;
       return toolResult(
-        await api.call({
+        await api.write({
           method: 'POST',
           path: `${path}/${m.path}`,
           body: { [m.member]: args[m.member] },
@@ -96,7 +96,7 @@ function register(server: Parameters<ToolFamily>[0], { api, profile }: ToolConte
     },
     async (args) =>
       toolResult(
-        await api.call({
+        await api.write({
           method: 'DELETE',
           path: `/customers/${segment(args.customer)}/${m.path}/${segment(args[m.member]!)}`,
         }),

@@ -15,7 +15,7 @@ export const readTools: ToolFamily = (server, { api, profile }) => {
   // One optional argument per filter name; a name several collections share is one argument.
   const byName = new Map<string, Array<{ collection: string; description: string }>>();
   for (const name of readable) {
-    for (const filter of profile.filters[name] ?? []) {
+    for (const filter of profile.document.filters[name] ?? []) {
       byName.set(filter.name, [
         ...(byName.get(filter.name) ?? []),
         { collection: name, description: filter.description },
@@ -75,7 +75,7 @@ export const readTools: ToolFamily = (server, { api, profile }) => {
       >;
       // Filters are one flat set of arguments; say which collection takes one rather than
       // letting the API call it an unknown query parameter.
-      const own = new Set((profile.filters[name] ?? []).map((f) => f.name));
+      const own = new Set((profile.document.filters[name] ?? []).map((f) => f.name));
       const stray = Object.keys(query).filter((k) => byName.has(k) && !own.has(k) && query[k] !== undefined);
       if (stray.length > 0) {
         const filters = own.size > 0 ? `its filters are ${[...own].join(', ')}` : 'it takes no filter';
@@ -83,7 +83,7 @@ export const readTools: ToolFamily = (server, { api, profile }) => {
           `${stray.join(', ')} cannot filter ${name} (${filters}).\nWhat to do: call again without ${stray.join(', ')}, or with the collection that takes it.`,
         );
       }
-      return toolResult(await api.call({ method: 'GET', path: `/${name}`, query }));
+      return toolResult(await api.read(`/${name}`, query));
     },
   );
 
@@ -102,7 +102,7 @@ export const readTools: ToolFamily = (server, { api, profile }) => {
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ collection: name, id }) => toolResult(await api.call({ method: 'GET', path: `/${name}/${segment(id)}` })),
+    async ({ collection: name, id }) => toolResult(await api.read(`/${name}/${segment(id)}`)),
   );
   return [
     { name: 'list_records', tool: list },
