@@ -1,3 +1,5 @@
+import type { PostgresOptions } from './db/dialects/postgres.ts';
+
 /**
  * The one configuration of the process: every setting named, typed, described and
  * validated at start (CONVENTIONS 9). Nothing else reads process.env.
@@ -44,6 +46,20 @@ export interface Config {
    * can raise it, at that much more memory.
    */
   readonly sqliteCacheMiB: number;
+  /**
+   * PostgreSQL: how long connecting, or waiting for a free connection of the pool, may take
+   * (ms) before the request is answered 503 with Retry-After.
+   */
+  readonly pgConnectTimeoutMs: number;
+  /**
+   * PostgreSQL: the server cancels a statement of the server's that runs longer (ms), and the
+   * client stops waiting for an answer a second later (a database silent on the network).
+   */
+  readonly pgStatementTimeoutMs: number;
+  /** PostgreSQL: how long a statement may wait for a lock another transaction holds (ms). */
+  readonly pgLockTimeoutMs: number;
+  /** PostgreSQL: TCP keep-alive, probing a connection idle this long (ms) so a vanished peer is noticed. */
+  readonly pgKeepAliveMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -129,5 +145,22 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnections: int(env, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
     sqliteBusyTimeoutMs: int(env, 'SQLITE_BUSY_TIMEOUT_MS', SERVER_BUSY_TIMEOUT_MS, 0, 1000),
     sqliteCacheMiB: int(env, 'SQLITE_CACHE_MIB', DEFAULT_CACHE_MIB, 1, 65_536),
+    // The API's statements are index lookups and bounded pages, done in milliseconds; a request
+    // that waits seconds on the database is better answered 503 and retried (DECISIONS "HTTP and errors").
+    pgConnectTimeoutMs: int(env, 'PG_CONNECT_TIMEOUT_MS', 2_000, 100, 600_000),
+    pgStatementTimeoutMs: int(env, 'PG_STATEMENT_TIMEOUT_MS', 5_000, 100, 3_600_000),
+    pgLockTimeoutMs: int(env, 'PG_LOCK_TIMEOUT_MS', 2_000, 100, 3_600_000),
+    pgKeepAliveMs: int(env, 'PG_KEEPALIVE_MS', 10_000, 1_000, 7_200_000),
   });
+}
+
+/**
+ * The PostgreSQL pool's bounds from the config. `bulk` work (migrations, and the CLI's seed,
+ * import and undo) may rightly run long and serves no one while it waits: it keeps the
+ * connect timeout and keep-alive but has no statement or lock timeout.
+ */
+export function postgresBounds(config: Config, work: 'requests' | 'bulk'): PostgresOptions {
+  const always = { connectTimeoutMs: config.pgConnectTimeoutMs, keepAliveMs: config.pgKeepAliveMs };
+  if (work === 'bulk') return always;
+  return { ...always, statementTimeoutMs: config.pgStatementTimeoutMs, lockTimeoutMs: config.pgLockTimeoutMs };
 }

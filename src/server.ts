@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig, postgresBounds } from './config.ts';
 import { migrate, openStorage } from './db/index.ts';
 import { demoBanner, listeningUrl, prepareDemo } from './demo.ts';
 import { HourlyActivityCheck } from './jobs/activity-schedule.ts';
@@ -15,14 +15,25 @@ export async function serve(overrides: { port?: number; host?: string } = {}): P
     ...(overrides.port === undefined ? {} : { PORT: String(overrides.port) }),
     ...(overrides.host === undefined ? {} : { HOST: overrides.host }),
   });
+  // A migration may build an index over every row, longer than a request may wait: it runs
+  // on a storage of its own without the statement and lock timeouts, as the CLI's do.
+  const migrating = await openStorage(config.databaseUrl, { postgres: postgresBounds(config, 'bulk') });
+  try {
+    await migrate(migrating);
+  } finally {
+    await migrating.close();
+  }
+  // Until the app's logger exists, a lost database connection is told on stderr.
+  let connectionLost = (err: Error) => console.error(`database connection lost: ${err.message}`);
   const storage = await openStorage(config.databaseUrl, {
     sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
     sqliteCacheMiB: config.sqliteCacheMiB,
     sqliteBackgroundCheckpoint: true,
+    postgres: { ...postgresBounds(config, 'requests'), onConnectionError: (err) => connectionLost(err) },
   });
-  await migrate(storage);
   const demo = config.demo ? await prepareDemo(storage, systemClock) : ({ kind: 'none' } as const);
   const { app, keys } = await buildApp(config, { storage });
+  connectionLost = (err) => app.log.warn({ err }, 'database connection lost; the pool connects anew');
   keys.start();
   app.activity.start();
   // DECISIONS "Unusual activity": hourly; the job lock and hour claim make it once in total.

@@ -1,5 +1,5 @@
 import { CommanderError, InvalidArgumentError } from 'commander';
-import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { ConfigError, loadConfig, postgresBounds, type Config } from '../config.ts';
 import { migrate, openStorage, type Storage } from '../db/index.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import { systemClock, type Clock } from '../lib/time.ts';
@@ -22,7 +22,10 @@ const CLI_BUSY_TIMEOUT_MS = 10_000;
 
 export async function withStorage<T>(fn: (ctx: CliContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const storage = await openStorage(config.databaseUrl, { sqliteBusyTimeoutMs: CLI_BUSY_TIMEOUT_MS });
+  const storage = await openStorage(config.databaseUrl, {
+    sqliteBusyTimeoutMs: CLI_BUSY_TIMEOUT_MS,
+    postgres: postgresBounds(config, 'bulk'),
+  });
   try {
     await migrate(storage);
     return await fn({ config, storage, clock: systemClock });

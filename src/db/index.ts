@@ -1,7 +1,9 @@
 import { Kysely, Migrator, sql } from 'kysely';
+import type { PostgresOptions } from './dialects/postgres.ts';
 import type { Engine } from './dialects/types.ts';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database, Db } from './schema.ts';
+import { DatabaseUnavailable } from './unavailable.ts';
 
 export interface Storage {
   readonly db: Db;
@@ -20,12 +22,14 @@ export interface StorageOptions {
   sqliteCacheMiB?: number;
   /** SQLite only: checkpoint the WAL on a worker thread (the server; see dialects/sqlite-checkpointer.ts). */
   sqliteBackgroundCheckpoint?: boolean;
+  /** PostgreSQL only: the pool's timeouts and keep-alive; see dialects/postgres.ts. */
+  postgres?: PostgresOptions;
 }
 
 /** Opens the database the URL names; only that engine's driver is loaded (pg or better-sqlite3). */
 export async function openStorage(databaseUrl: string, options: StorageOptions = {}): Promise<Storage> {
   const engine = isPostgresUrl(databaseUrl)
-    ? (await import('./dialects/postgres.ts')).createPostgresEngine(databaseUrl)
+    ? (await import('./dialects/postgres.ts')).createPostgresEngine(databaseUrl, options.postgres)
     : (await import('./dialects/sqlite.ts')).createSqliteEngine(databaseUrl, {
         busyTimeoutMs: options.sqliteBusyTimeoutMs,
         cacheMiB: options.sqliteCacheMiB,
@@ -48,8 +52,22 @@ export async function migrate(storage: Storage): Promise<void> {
   await run();
 }
 
-/** Whether the database answers a trivial query (GET /ready). */
-export async function pingDatabase(db: Db): Promise<boolean> {
-  await sql`select 1`.execute(db);
-  return true;
+/**
+ * Whether the database answers a trivial query within `timeoutMs` (GET /ready). A connection
+ * gone silent would keep the query waiting: the answer does not wait with it.
+ */
+export async function pingDatabase(db: Db, timeoutMs = 2_000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new DatabaseUnavailable('timeout', 'the database did not answer in time')),
+      timeoutMs,
+    );
+  });
+  try {
+    await Promise.race([sql`select 1`.execute(db), late]);
+    return true;
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
-import { PostgresDialect, sql } from 'kysely';
+import {
+  PostgresDialect,
+  sql,
+  type PostgresCursor,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type PostgresQueryResult,
+} from 'kysely';
 import pg from 'pg';
+import { DatabaseUnavailable, unavailableReason, type UnavailableReason } from '../unavailable.ts';
 import type { Engine, JsonSql } from './types.ts';
 
 // int8 (bigint) columns hold millisecond instants, well inside the safe-integer range.
@@ -23,14 +31,127 @@ const postgresJson: JsonSql = {
   emptyArray: () => sql`'[]'::json`,
 };
 
-export function createPostgresEngine(url: string, poolSize = 10): Engine {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  // An idle connection the server drops (restart, failover) must not crash the process:
-  // the pool discards it and the next query connects anew; /ready reports an outage.
+export interface PostgresOptions {
+  /** Clients in the pool. */
+  poolSize?: number;
+  /** Connecting, and waiting for a free client of the pool (ms); unset: no bound. */
+  connectTimeoutMs?: number;
+  /**
+   * The server cancels a statement that runs longer (statement_timeout, ms), and a session
+   * idle inside a transaction that long; the client stops waiting for an answer
+   * READ_TIMEOUT_SLACK_MS later (a peer silent on the network). Unset or 0: no bound.
+   */
+  statementTimeoutMs?: number;
+  /** The server gives up a wait for a lock that takes longer (lock_timeout, ms); unset or 0: no bound. */
+  lockTimeoutMs?: number;
+  /** TCP keep-alive: a connection idle this long (ms) is probed, so a peer that vanished is noticed; unset: the system's wait. */
+  keepAliveMs?: number;
+  /** Told of each connection the server or the network dropped; the pool discards it either way. */
+  onConnectionError?: (err: Error) => void;
+}
+
+/** How much longer than the statement timeout the client waits: the server's own cancel answers first. */
+const READ_TIMEOUT_SLACK_MS = 1_000;
+
+/**
+ * pg and pg-pool's failures that carry no code, by their messages (all they have), so the
+ * edge answers 503 rather than 500 (db/unavailable.ts). "Query read timeout" is a peer that
+ * stopped answering: the statement may have run, so it counts as down, not a timeout.
+ */
+const CODELESS: readonly (readonly [RegExp, UnavailableReason])[] = [
+  [/^timeout exceeded when trying to connect$/, 'timeout'],
+  [/^timeout expired$/, 'down'],
+  [/^Connection terminated/, 'down'],
+  [/^Query read timeout$/, 'down'],
+  [/is not queryable$/, 'down'],
+  [/^Cannot use a pool after calling end on the pool$/, 'down'],
+];
+
+function classified(err: unknown): unknown {
+  if (!(err instanceof Error) || unavailableReason(err) !== null) return err;
+  if ((err as { code?: unknown }).code !== undefined) return err;
+  const reason = CODELESS.find(([pattern]) => pattern.test(err.message))?.[1];
+  return reason ? new DatabaseUnavailable(reason, err.message, { cause: err }) : err;
+}
+
+/**
+ * A checked-out client as Kysely sees it. Once its connection has failed, it sends nothing
+ * more (Kysely's ROLLBACK would wait out the read timeout again) and its release tells the
+ * pool to discard it, so the next request connects anew.
+ */
+class GuardedClient implements PostgresPoolClient {
+  private lost: unknown = null;
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly readTimeoutMs: number | undefined,
+  ) {}
+
+  query<R>(sqlText: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
+  query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
+  query<R>(
+    sqlText: string | PostgresCursor<R>,
+    parameters: ReadonlyArray<unknown> = [],
+  ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+    // The dialect configures no cursor, so Kysely never streams: only statements come here.
+    if (typeof sqlText !== 'string') throw new Error('streaming queries are not configured');
+    if (this.lost) return Promise.reject(this.lost);
+    const query = { text: sqlText, values: [...parameters], query_timeout: this.readTimeoutMs };
+    return this.client.query(query).then(
+      (result) => result as unknown as PostgresQueryResult<R>,
+      (err: unknown) => {
+        const mapped = classified(err);
+        if (unavailableReason(mapped) === 'down') this.lost = mapped;
+        throw mapped;
+      },
+    );
+  }
+
+  release(): void {
+    this.client.release(this.lost ? (this.lost as Error) : undefined);
+  }
+}
+
+class GuardedPool implements PostgresPool {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly readTimeoutMs: number | undefined,
+  ) {}
+
+  async connect(): Promise<PostgresPoolClient> {
+    try {
+      return new GuardedClient(await this.pool.connect(), this.readTimeoutMs);
+    } catch (err) {
+      throw classified(err);
+    }
+  }
+
+  end(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+export function createPostgresEngine(url: string, options: PostgresOptions = {}): Engine {
+  const statementMs = options.statementTimeoutMs || undefined;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: options.keepAliveMs,
+    // Sent with the startup message: every session starts with them, at no extra round trip.
+    statement_timeout: statementMs,
+    idle_in_transaction_session_timeout: statementMs,
+    lock_timeout: options.lockTimeoutMs || undefined,
+  });
+  // A connection the server or the network drops (restart, pg_terminate_backend) emits
+  // 'error' on its client, checked out or idle; unheard, that event would end the process.
+  pool.on('connect', (client) => client.on('error', (err) => options.onConnectionError?.(err)));
+  // An idle client's error is told again on the pool, once the pool has discarded it.
   pool.on('error', () => undefined);
   return {
     name: 'postgres',
-    dialect: new PostgresDialect({ pool }),
+    dialect: new PostgresDialect({ pool: new GuardedPool(pool, statementMs && statementMs + READ_TIMEOUT_SLACK_MS) }),
     // Every COMMIT is durable when it returns (PostgreSQL groups the fsyncs of concurrent commits itself).
     committed: () => Promise.resolve(),
     // A session advisory lock on one pinned connection: several processes, one runner.
@@ -52,9 +173,17 @@ export function createPostgresEngine(url: string, poolSize = 10): Engine {
       const got = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(${lockKey(name)}) as ok`.execute(tx);
       return got.rows[0]?.ok === true;
     },
-    // ANALYZE samples a bounded number of rows per table, so it stays cheap at any size.
-    refreshStatistics: async (db) => {
-      await sql`analyze`.execute(db);
+    // ANALYZE samples a bounded number of rows per table, so it stays cheap at any size; but
+    // not always within a request's statement timeout, so it runs without one (or a read timeout).
+    refreshStatistics: async () => {
+      const client = await pool.connect();
+      try {
+        await client.query('begin; set local statement_timeout = 0; set local lock_timeout = 0; analyze; commit');
+        client.release();
+      } catch (err) {
+        client.release(err as Error);
+        throw err;
+      }
     },
     greatest: (a, b) => sql`greatest(${a}, ${b})`,
     json: postgresJson,
