@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.ts';
 import { GUIDE_TITLES } from '../../src/http/guides.ts';
+import { BURST_FACTOR, CUSTOMER_RULE_MIN_WORKSPACE } from '../../src/jobs/activity-rules.ts';
 import { LIMITS } from '../../src/limits/limits.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
@@ -17,6 +18,7 @@ import { ENGINES } from '../helpers/storage.ts';
 type Schema = Record<string, unknown>;
 type Operation = {
   operationId?: string;
+  description?: string;
   parameters?: { name: string; in: string; description?: string; schema?: Schema }[];
   requestBody?: { content: Record<string, { schema: Schema; example?: unknown }> };
   responses: Record<string, { content?: Record<string, { schema: Schema; example?: unknown }> }>;
@@ -138,6 +140,38 @@ describe('the published OpenAPI document', () => {
     for (const header of ['RateLimit-Policy', 'RateLimit:', 'Retry-After']) expect(limits).toContain(header);
     // The server's own base URL, so the examples work as printed.
     expect(guides).toContain('curl -s http://api.test/key');
+  });
+
+  it('describes every operation', () => {
+    const bare = operations(doc).filter(([, op]) => !op.description?.trim());
+    expect(bare.map(([name]) => name)).toEqual([]);
+  });
+
+  it('shows every placeholder as written: no <word> outside code, where markdown would eat it as HTML', () => {
+    const found: string[] = [];
+    const visit = (node: unknown, pointer: string): void => {
+      if (!node || typeof node !== 'object') return;
+      for (const [key, child] of Object.entries(node)) {
+        if (key === 'description' && typeof child === 'string') {
+          const prose = child.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+          for (const tag of prose.match(/<[^>\s]+>/g) ?? []) found.push(`${pointer}: ${tag}`);
+        } else visit(child, `${pointer}/${key}`);
+      }
+    };
+    visit(doc, '#');
+    expect(found).toEqual([]);
+    const ifMatch = doc.paths['/customers/{id}']!.patch!.parameters!.find((p) => p.name === 'if-match');
+    expect(ifMatch?.description).toContain('`"<version>"`');
+  });
+
+  it('tells in the Limits guide what pauses a key, that a first sync is exempt, and how to sync without it', () => {
+    const limits = section(doc.info.description, 'Limits');
+    expect(limits).toContain('### Unusual activity');
+    expect(limits).toContain(`${CUSTOMER_RULE_MIN_WORKSPACE} live customers`);
+    expect(limits).toContain(`more than ${BURST_FACTOR} times its hourly average`);
+    expect(limits).toContain('first 24 hours are its first sync');
+    expect(limits).toContain('`key_paused`');
+    expect(limits).toContain('`updated_since`');
   });
 
   it('is clean under Redocly recommended-strict rules', async () => {

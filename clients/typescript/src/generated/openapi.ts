@@ -11,7 +11,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** What the calling key may do */
+        /**
+         * What the calling key may do
+         * @description The calling key: its mode and access, what it may read and write, whether it sees contacts masked, when it expires, and the limits in force for it. Any valid key may call it, so a program can check what it holds before it starts; it counts against the key's limits like any request.
+         */
         get: operations["retrieveKey"];
         put?: never;
         post?: never;
@@ -28,7 +31,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List venues */
+        /**
+         * List venues
+         * @description The workspace's venues, the same for every key, test or live.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listVenues"];
         put?: never;
         post?: never;
@@ -45,7 +53,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a venue */
+        /**
+         * Retrieve a venue
+         * @description The workspace's venues, the same for every key, test or live.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveVenue"];
         put?: never;
         post?: never;
@@ -62,10 +75,18 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List customers */
+        /**
+         * List customers
+         * @description The workspace's customers. A test key sees only test customers (`livemode: false`), a live key only real ones; a key with `contacts_masked` sees emails and phones masked. `email` finds one customer by exact address, any case, masked keys included.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listCustomers"];
         put?: never;
-        /** Create a customer */
+        /**
+         * Create a customer
+         * @description Creates a customer of the key's mode (a test key makes test customers). `first_name` is required; an email another customer has is 409, so look it up first with `GET /customers?email=`. `marketing_consent` accepts only `false`. Retry a failed request with the same `Idempotency-Key`: it is written once.
+         */
         post: operations["createCustomer"];
         delete?: never;
         options?: never;
@@ -80,15 +101,26 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a customer */
+        /**
+         * Retrieve a customer
+         * @description The workspace's customers. A test key sees only test customers (`livemode: false`), a live key only real ones; a key with `contacts_masked` sees emails and phones masked. `email` finds one customer by exact address, any case, masked keys included.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveCustomer"];
         put?: never;
         post?: never;
-        /** Delete a customer */
+        /**
+         * Delete a customer
+         * @description Removes the customer; their bookings and orders stay. Counts against the daily removal budget. With `If-Match`, only if the customer is unchanged since you read it.
+         */
         delete: operations["deleteCustomer"];
         options?: never;
         head?: never;
-        /** Update a customer */
+        /**
+         * Update a customer
+         * @description Changes only the fields sent; `null` clears a nullable field and an unknown field is 400. An email or phone that is set cannot be changed or cleared (409); an empty one can be filled. Send the `ETag` you read as `If-Match` so a change made since is not overwritten (412, nothing written).
+         */
         patch: operations["updateCustomer"];
         trace?: never;
     };
@@ -101,7 +133,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Tag a customer */
+        /**
+         * Tag a customer
+         * @description Adds an existing tag (`tag_` id) to the customer; tags are made in the workspace, not through the API. Tagging a customer who has the tag already changes nothing and is not an error.
+         */
         post: operations["addCustomerTag"];
         delete?: never;
         options?: never;
@@ -119,7 +154,10 @@ export type paths = {
         get?: never;
         put?: never;
         post?: never;
-        /** Untag a customer */
+        /**
+         * Untag a customer
+         * @description Takes a tag off the customer. Removing a tag the customer does not have is not an error. Counts against the daily removal budget.
+         */
         delete: operations["removeCustomerTag"];
         options?: never;
         head?: never;
@@ -135,7 +173,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Add a customer to a list */
+        /**
+         * Add a customer to a list
+         * @description Adds the customer to an existing list (`lst_` id); lists are made in the workspace, not through the API. A customer who left the list is put back.
+         */
         post: operations["addCustomerToList"];
         delete?: never;
         options?: never;
@@ -153,7 +194,10 @@ export type paths = {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a customer from a list */
+        /**
+         * Remove a customer from a list
+         * @description Takes the customer off the list. Counts against the daily removal budget.
+         */
         delete: operations["removeCustomerFromList"];
         options?: never;
         head?: never;
@@ -170,7 +214,10 @@ export type paths = {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove what test keys made */
+        /**
+         * Remove what test keys made
+         * @description Test keys only (a live key gets 403): removes every customer the workspace's test keys made, and every tag and list membership they added. Live data and anything staff made are never touched. Counts against the daily removal budget.
+         */
         delete: operations["deleteTestData"];
         options?: never;
         head?: never;
@@ -184,7 +231,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List tags */
+        /**
+         * List tags
+         * @description Labels on customers, the same for every key. Tags are made in the workspace, not through the API; `POST /customers/{id}/tags` tags a customer.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listTags"];
         put?: never;
         post?: never;
@@ -201,7 +253,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a tag */
+        /**
+         * Retrieve a tag
+         * @description Labels on customers, the same for every key. Tags are made in the workspace, not through the API; `POST /customers/{id}/tags` tags a customer.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveTag"];
         put?: never;
         post?: never;
@@ -218,7 +275,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List lists */
+        /**
+         * List lists
+         * @description Groups of customers the venues send to, the same for every key. Lists are made in the workspace, not through the API; `POST /customers/{id}/lists` adds a customer to one.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listLists"];
         put?: never;
         post?: never;
@@ -235,7 +297,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a list */
+        /**
+         * Retrieve a list
+         * @description Groups of customers the venues send to, the same for every key. Lists are made in the workspace, not through the API; `POST /customers/{id}/lists` adds a customer to one.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveList"];
         put?: never;
         post?: never;
@@ -252,7 +319,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List bookings */
+        /**
+         * List bookings
+         * @description Bookings at the workspace's venues. A test key sees only test bookings, a live key only real ones.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listBookings"];
         put?: never;
         post?: never;
@@ -269,7 +341,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a booking */
+        /**
+         * Retrieve a booking
+         * @description Bookings at the workspace's venues. A test key sees only test bookings, a live key only real ones.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveBooking"];
         put?: never;
         post?: never;
@@ -286,7 +363,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List orders */
+        /**
+         * List orders
+         * @description Orders at the workspace's venues. A test key sees only test orders, a live key only real ones.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listOrders"];
         put?: never;
         post?: never;
@@ -303,7 +385,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an order */
+        /**
+         * Retrieve an order
+         * @description Orders at the workspace's venues. A test key sees only test orders, a live key only real ones.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveOrder"];
         put?: never;
         post?: never;
@@ -320,7 +407,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List activities */
+        /**
+         * List activities
+         * @description What the venues sell to book, with its prices and guest numbers; the same for every key, test or live.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listActivities"];
         put?: never;
         post?: never;
@@ -337,7 +429,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an activity */
+        /**
+         * Retrieve an activity
+         * @description What the venues sell to book, with its prices and guest numbers; the same for every key, test or live.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveActivity"];
         put?: never;
         post?: never;
@@ -354,7 +451,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List packages */
+        /**
+         * List packages
+         * @description Bundles sold as one booking, with prices; the same for every key, test or live.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listPackages"];
         put?: never;
         post?: never;
@@ -371,7 +473,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a package */
+        /**
+         * Retrieve a package
+         * @description Bundles sold as one booking, with prices; the same for every key, test or live.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrievePackage"];
         put?: never;
         post?: never;
@@ -388,7 +495,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List events */
+        /**
+         * List events
+         * @description Ticketed events with their dates; the same for every key, test or live. Their tickets are listed by `GET /tickets?event=`.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listEvents"];
         put?: never;
         post?: never;
@@ -405,7 +517,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an event */
+        /**
+         * Retrieve an event
+         * @description Ticketed events with their dates; the same for every key, test or live. Their tickets are listed by `GET /tickets?event=`.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveEvent"];
         put?: never;
         post?: never;
@@ -422,7 +539,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List tickets */
+        /**
+         * List tickets
+         * @description Places at an event date, each sold on an order. Tickets are real records only, so a test key sees none.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listTickets"];
         put?: never;
         post?: never;
@@ -439,7 +561,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a ticket */
+        /**
+         * Retrieve a ticket
+         * @description Places at an event date, each sold on an order. Tickets are real records only, so a test key sees none.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveTicket"];
         put?: never;
         post?: never;
@@ -456,7 +583,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List gift cards */
+        /**
+         * List gift cards
+         * @description The workspace's gift cards; the whole code is never sent. Gift cards are real records only, so a test key sees none.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listGiftCards"];
         put?: never;
         post?: never;
@@ -473,7 +605,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a gift card */
+        /**
+         * Retrieve a gift card
+         * @description The workspace's gift cards; the whole code is never sent. Gift cards are real records only, so a test key sees none.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveGiftCard"];
         put?: never;
         post?: never;
@@ -1810,7 +1947,7 @@ export interface operations {
             header?: {
                 /** @description The API version, a date. Absent means the current version 2026-10-08. */
                 "service-version"?: "2026-10-08";
-                /** @description The ETag you read ("<version>"); 412 when the customer changed since. */
+                /** @description The `ETag` you read, `"<version>"` (or `*`); 412 `precondition_failed` when the customer changed since, and nothing is written. */
                 "if-match"?: string;
             };
             path: {
@@ -1912,7 +2049,7 @@ export interface operations {
             header?: {
                 /** @description The API version, a date. Absent means the current version 2026-10-08. */
                 "service-version"?: "2026-10-08";
-                /** @description The ETag you read ("<version>"); 412 when the customer changed since. */
+                /** @description The `ETag` you read, `"<version>"` (or `*`); 412 `precondition_failed` when the customer changed since, and nothing is written. */
                 "if-match"?: string;
             };
             path: {
@@ -2193,7 +2330,7 @@ export interface operations {
                 "service-version"?: "2026-10-08";
                 /** @description Required (428 without it); reuse it only to retry the same request. */
                 "idempotency-key"?: string;
-                /** @description The ETag you read ("<version>"); 412 when the customer changed since. */
+                /** @description The `ETag` you read, `"<version>"` (or `*`); 412 `precondition_failed` when the customer changed since, and nothing is written. */
                 "if-match"?: string;
             };
             path: {
@@ -2438,7 +2575,7 @@ export interface operations {
             header?: {
                 /** @description The API version, a date. Absent means the current version 2026-10-08. */
                 "service-version"?: "2026-10-08";
-                /** @description The ETag you read ("<version>"); 412 when the customer changed since. */
+                /** @description The `ETag` you read, `"<version>"` (or `*`); 412 `precondition_failed` when the customer changed since, and nothing is written. */
                 "if-match"?: string;
             };
             path: {
@@ -2663,7 +2800,7 @@ export interface operations {
                 "service-version"?: "2026-10-08";
                 /** @description Required (428 without it); reuse it only to retry the same request. */
                 "idempotency-key"?: string;
-                /** @description The ETag you read ("<version>"); 412 when the customer changed since. */
+                /** @description The `ETag` you read, `"<version>"` (or `*`); 412 `precondition_failed` when the customer changed since, and nothing is written. */
                 "if-match"?: string;
             };
             path: {
@@ -2908,7 +3045,7 @@ export interface operations {
             header?: {
                 /** @description The API version, a date. Absent means the current version 2026-10-08. */
                 "service-version"?: "2026-10-08";
-                /** @description The ETag you read ("<version>"); 412 when the customer changed since. */
+                /** @description The `ETag` you read, `"<version>"` (or `*`); 412 `precondition_failed` when the customer changed since, and nothing is written. */
                 "if-match"?: string;
             };
             path: {
