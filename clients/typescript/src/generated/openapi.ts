@@ -632,7 +632,10 @@ export type components = {
             title: string;
             /** @description The HTTP status. */
             status: number;
-            /** @description What went wrong, for programs: branch on it. */
+            /**
+             * @description What went wrong, for programs: branch on it.
+             * @enum {string}
+             */
             code: "invalid_request" | "unsupported_version" | "unauthorized" | "forbidden" | "key_paused" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "idempotency_mismatch" | "request_timeout" | "precondition_failed" | "precondition_required" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description What went wrong this time, for people. */
             detail: string;
@@ -651,7 +654,1235 @@ export type components = {
             limit?: string;
         };
     };
-    responses: never;
+    responses: {
+        /**
+         * @description - `invalid_request`: A query parameter or header is malformed or unknown; `errors` names each.
+         *     - `unsupported_version`: `Service-Version` is not a version this API accepts; `detail` lists those it does.
+         */
+        Error400: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 400 is `invalid_request` or `unsupported_version`.
+                     * @enum {string}
+                     */
+                    code: "invalid_request" | "unsupported_version";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `unauthorized`: The key is missing, malformed, unknown, expired or revoked. */
+        Error401: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `Bearer`. */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 401 is `unauthorized`.
+                     * @enum {string}
+                     */
+                    code: "unauthorized";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `key_paused`: The key was paused for unusual activity: a person must resume it. */
+        Error403: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused`.
+                     * @enum {string}
+                     */
+                    code: "key_paused";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `rate_limited`: A limit was reached: `limit` names it; wait `Retry-After` seconds. */
+        Error429: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description Whole seconds until the limit that refused resets. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 429 is `rate_limited`.
+                     * @enum {string}
+                     */
+                    code: "rate_limited";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `internal_error`: Something failed on our side; quote `request_id` when you report it. */
+        Error500: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 500 is `internal_error`.
+                     * @enum {string}
+                     */
+                    code: "internal_error";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `service_unavailable`: The database could not serve just now, or the server is shutting down; retry after `Retry-After` seconds. */
+        Error503: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description Whole seconds to wait before retrying. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 503 is `service_unavailable`.
+                     * @enum {string}
+                     */
+                    code: "service_unavailable";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `venues` in its `can_read`.
+         */
+        Error403_2: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `not_found`: No record with that id that this key can see (another workspace, the other mode, another type). */
+        Error404: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 404 is `not_found`.
+                     * @enum {string}
+                     */
+                    code: "not_found";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `customers` in its `can_read`.
+         */
+        Error403_3: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `invalid_request`: A query parameter, header or body field is malformed or unknown; `errors` names each.
+         *     - `unsupported_version`: `Service-Version` is not a version this API accepts; `detail` lists those it does.
+         */
+        Error400_2: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 400 is `invalid_request` or `unsupported_version`.
+                     * @enum {string}
+                     */
+                    code: "invalid_request" | "unsupported_version";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `unauthorized`: The key is missing, malformed, unknown, expired or revoked. */
+        Error401_2: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `Bearer`. */
+                "WWW-Authenticate"?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 401 is `unauthorized`.
+                     * @enum {string}
+                     */
+                    code: "unauthorized";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.create` in its `can_write`, or without `customers` in its `can_read`, or `marketing_consent: true` in the body.
+         */
+        Error403_4: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `conflict`: Another customer has this email. A request with this `Idempotency-Key` is still running: retry it after `Retry-After` seconds. */
+        Error409: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description When the same Idempotency-Key is still running: seconds to wait before retrying it. */
+                "Retry-After"?: number;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 409 is `conflict`.
+                     * @enum {string}
+                     */
+                    code: "conflict";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `payload_too_large`: The body is over 64 KiB. */
+        Error413: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 413 is `payload_too_large`.
+                     * @enum {string}
+                     */
+                    code: "payload_too_large";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `unsupported_media_type`: The body is not `application/json` in UTF-8. */
+        Error415: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 415 is `unsupported_media_type`.
+                     * @enum {string}
+                     */
+                    code: "unsupported_media_type";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `idempotency_mismatch`: This `Idempotency-Key` was used for another method, path or body. */
+        Error422: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 422 is `idempotency_mismatch`.
+                     * @enum {string}
+                     */
+                    code: "idempotency_mismatch";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `precondition_required`: The `Idempotency-Key` header is missing. */
+        Error428: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 428 is `precondition_required`.
+                     * @enum {string}
+                     */
+                    code: "precondition_required";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `rate_limited`: A limit was reached: `limit` names it; wait `Retry-After` seconds. */
+        Error429_2: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description Whole seconds until the limit that refused resets. */
+                "Retry-After"?: number;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 429 is `rate_limited`.
+                     * @enum {string}
+                     */
+                    code: "rate_limited";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `invalid_request`: A query parameter, header or body field is malformed or unknown; `errors` names each.
+         *     - `unsupported_version`: `Service-Version` is not a version this API accepts; `detail` lists those it does.
+         */
+        Error400_3: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 400 is `invalid_request` or `unsupported_version`.
+                     * @enum {string}
+                     */
+                    code: "invalid_request" | "unsupported_version";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.update` in its `can_write`, or without `customers` in its `can_read`, or `marketing_consent: true` in the body.
+         */
+        Error403_5: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `conflict`: Another customer has this email, or the email or phone is set and cannot be changed or cleared. */
+        Error409_2: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 409 is `conflict`.
+                     * @enum {string}
+                     */
+                    code: "conflict";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `precondition_failed`: `If-Match` names a version the customer no longer has; nothing was written. */
+        Error412: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 412 is `precondition_failed`.
+                     * @enum {string}
+                     */
+                    code: "precondition_failed";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `payload_too_large`: The body is over 64 KiB. */
+        Error413_2: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 413 is `payload_too_large`.
+                     * @enum {string}
+                     */
+                    code: "payload_too_large";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `unsupported_media_type`: The body is not `application/json` in UTF-8. */
+        Error415_2: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 415 is `unsupported_media_type`.
+                     * @enum {string}
+                     */
+                    code: "unsupported_media_type";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.delete` in its `can_write`, or without `customers` in its `can_read`.
+         */
+        Error403_6: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.tags` in its `can_write`, or without `customers` in its `can_read`.
+         */
+        Error403_7: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `not_found`: No record with that id that this key can see (another workspace, the other mode, another type), or no such tag in the workspace. */
+        Error404_2: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 404 is `not_found`.
+                     * @enum {string}
+                     */
+                    code: "not_found";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `conflict`: A request with this `Idempotency-Key` is still running: retry it after `Retry-After` seconds. */
+        Error409_3: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description When the same Idempotency-Key is still running: seconds to wait before retrying it. */
+                "Retry-After"?: number;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 409 is `conflict`.
+                     * @enum {string}
+                     */
+                    code: "conflict";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `precondition_failed`: `If-Match` names a version the customer no longer has; nothing was written. */
+        Error412_2: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 412 is `precondition_failed`.
+                     * @enum {string}
+                     */
+                    code: "precondition_failed";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.tags` in its `can_write`, or without `customers` in its `can_read`.
+         */
+        Error403_8: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `not_found`: No record with that id that this key can see (another workspace, the other mode, another type), or no such tag in the workspace. */
+        Error404_3: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 404 is `not_found`.
+                     * @enum {string}
+                     */
+                    code: "not_found";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.lists` in its `can_write`, or without `customers` in its `can_read`.
+         */
+        Error403_9: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `not_found`: No record with that id that this key can see (another workspace, the other mode, another type), or no such list in the workspace. */
+        Error404_4: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 404 is `not_found`.
+                     * @enum {string}
+                     */
+                    code: "not_found";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.lists` in its `can_write`, or without `customers` in its `can_read`.
+         */
+        Error403_10: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `not_found`: No record with that id that this key can see (another workspace, the other mode, another type), or no such list in the workspace. */
+        Error404_5: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 404 is `not_found`.
+                     * @enum {string}
+                     */
+                    code: "not_found";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A read only key, or a restricted key without `test_data.delete` in its `can_write`, or a live key.
+         */
+        Error403_11: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `tags` in its `can_read`.
+         */
+        Error403_12: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `lists` in its `can_read`.
+         */
+        Error403_13: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `bookings` in its `can_read`.
+         */
+        Error403_14: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `orders` in its `can_read`.
+         */
+        Error403_15: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `activities` in its `can_read`.
+         */
+        Error403_16: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `packages` in its `can_read`.
+         */
+        Error403_17: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `events` in its `can_read`.
+         */
+        Error403_18: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `tickets` in its `can_read`.
+         */
+        Error403_19: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `gift-cards` in its `can_read`.
+         */
+        Error403_20: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -782,50 +2013,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listVenues: {
@@ -955,50 +2148,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveVenue: {
@@ -1126,50 +2281,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listCustomers: {
@@ -1374,50 +2492,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     createCustomer: {
@@ -1649,52 +2729,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    /** @description On a replayed refusal: the request that made it. */
-                    "Original-Request"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400_2"];
+            401: components["responses"]["Error401_2"];
+            403: components["responses"]["Error403_4"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429_2"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveCustomer: {
@@ -1895,50 +2940,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     deleteCustomer: {
@@ -1997,50 +3005,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_6"];
+            404: components["responses"]["Error404"];
+            412: components["responses"]["Error412"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     updateCustomer: {
@@ -2276,50 +3248,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400_3"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_5"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409_2"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413_2"];
+            415: components["responses"]["Error415_2"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     addCustomerTag: {
@@ -2521,52 +3460,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    /** @description On a replayed refusal: the request that made it. */
-                    "Original-Request"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400_2"];
+            401: components["responses"]["Error401_2"];
+            403: components["responses"]["Error403_7"];
+            404: components["responses"]["Error404_2"];
+            409: components["responses"]["Error409_3"];
+            412: components["responses"]["Error412_2"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429_2"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     removeCustomerTag: {
@@ -2746,50 +3652,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_8"];
+            404: components["responses"]["Error404_3"];
+            412: components["responses"]["Error412"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     addCustomerToList: {
@@ -2991,52 +3861,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    /** @description On a replayed refusal: the request that made it. */
-                    "Original-Request"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400_2"];
+            401: components["responses"]["Error401_2"];
+            403: components["responses"]["Error403_9"];
+            404: components["responses"]["Error404_4"];
+            409: components["responses"]["Error409_3"];
+            412: components["responses"]["Error412_2"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429_2"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     removeCustomerFromList: {
@@ -3214,50 +4051,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_10"];
+            404: components["responses"]["Error404_5"];
+            412: components["responses"]["Error412"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     deleteTestData: {
@@ -3311,50 +4112,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_11"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listTags: {
@@ -3443,50 +4206,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_12"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveTag: {
@@ -3573,50 +4298,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_12"];
+            404: components["responses"]["Error404_3"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listLists: {
@@ -3714,50 +4402,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_13"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveList: {
@@ -3853,50 +4503,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_13"];
+            404: components["responses"]["Error404_5"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listBookings: {
@@ -4109,50 +4722,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_14"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveBooking: {
@@ -4355,50 +4930,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_14"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listOrders: {
@@ -4660,50 +5198,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_15"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveOrder: {
@@ -4955,50 +5455,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_15"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listActivities: {
@@ -5158,50 +5621,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_16"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveActivity: {
@@ -5359,50 +5784,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_16"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listPackages: {
@@ -5583,50 +5971,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_17"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrievePackage: {
@@ -5805,50 +6155,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_17"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listEvents: {
@@ -6010,50 +6323,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_18"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveEvent: {
@@ -6213,50 +6488,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_18"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listTickets: {
@@ -6372,50 +6610,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_19"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveTicket: {
@@ -6523,50 +6723,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_19"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listGiftCards: {
@@ -6720,50 +6883,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_20"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveGiftCard: {
@@ -6913,50 +7038,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_20"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
 }
