@@ -18,7 +18,7 @@ import { requestGate } from './http/gate.ts';
 import { frameworkErrors, installProblemHandlers } from './http/problems.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { strictRequest } from './http/strict-request.ts';
-import { CURRENT_VERSION, newRequestId, requestContext } from './http/request-context.ts';
+import { CURRENT_VERSION, newRequestId, requestContext, versionCheck } from './http/request-context.ts';
 import { Problem } from './http/schemas.ts';
 import { sharedSerializers } from './http/serializers.ts';
 import { installValidators } from './http/validation.ts';
@@ -112,7 +112,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await app.register(requestContext);
   await app.register(refuseWhileClosing);
   await app.register(securityHeaders);
-  await app.register(strictRequest);
   const limitStore = deps.limitStore ?? (await openLimitStore(config, deps.storage.db, clock(), app.log));
   if (!deps.limitStore) app.addHook('onClose', async () => limitStore.close());
   app.decorate('limitStore', limitStore);
@@ -120,6 +119,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await app.register(refusedAddressGuard, { store: limitStore, clock });
   await app.register(auth, { keys, clock, onRefused: countRefusedKey({ store: limitStore, clock }) });
   await app.register(rateLimit, { store: limitStore, clock });
+  // After the limit check, so their refusals of a valid key carry its RateLimit headers.
+  await app.register(versionCheck);
+  await app.register(strictRequest);
   await app.register(access);
   app.decorate('writes', new WritePipeline(deps.storage.db, deps.storage.engine));
   app.decorate('errorsUrl', config.errorsUrl);

@@ -7,6 +7,18 @@ import { keyActor } from '../resources/actor.model.ts';
 import type { KeyCache } from '../resources/keys/key.cache.ts';
 import type { ApiKey } from '../resources/keys/key.model.ts';
 import { addGateStep } from './gate.ts';
+import { refuseRepeatedHeaders } from './strict-request.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The key the request carries when it is valid (known, not revoked, not expired), paused
+     * or not: the RateLimit headers describe it (src/http/rate-limit.ts). `key` is set only
+     * once the key may act.
+     */
+    validKey: ApiKey | null;
+  }
+}
 
 export interface AuthOptions {
   keys: KeyCache;
@@ -18,7 +30,11 @@ export interface AuthOptions {
 const unauthorized = (detail: string) =>
   new ApiError('unauthorized', detail, { headers: { 'WWW-Authenticate': 'Bearer realm="venue-api"' } });
 
+const AUTHORIZATION = new Set(['authorization']);
+
 function bearer(request: FastifyRequest): string | null {
+  // Two Authorization headers carry no one key: a 400, whatever they hold (strict-request.ts).
+  refuseRepeatedHeaders(request.raw.rawHeaders, AUTHORIZATION);
   const header = request.headers.authorization;
   if (typeof header !== 'string') return null;
   const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
@@ -40,6 +56,7 @@ async function authenticate(request: FastifyRequest, options: AuthOptions): Prom
   if (secret === null) throw unauthorized('Send your API key as "Authorization: Bearer <API_KEY>".');
   const key = await findUsableKey(secret, options);
   if (!key) throw unauthorized('The API key is missing, malformed, unknown, expired or revoked.');
+  request.validKey = key;
   if (key.status === 'paused') {
     throw new ApiError(
       'key_paused',
@@ -57,14 +74,17 @@ function accept(request: FastifyRequest, key: ApiKey, clock: Clock): void {
 export const auth = fp(async (app: FastifyInstance, options: AuthOptions) => {
   app.decorateRequest('key', null);
   app.decorateRequest('actor', null);
+  app.decorateRequest('validKey', null);
   addGateStep(app, async (request) => {
     const access = request.routeOptions.config.access;
     if (access?.kind === 'public') return;
     if (!access) {
-      // No route matched: the answer is a plain 404 or 405 (problems.ts). A usable key is
-      // still counted and told its allowance (SPEC "Limits" 2: every answer); anything
-      // else gets the plain answer, without a 401 and without a lookup for a malformed key.
+      // No route matched: the answer is a plain 404 or 405 (problems.ts). A valid key is
+      // still told its allowance, and counted when active (SPEC "Limits" 2: every answer);
+      // anything else gets the plain answer, without a 401 and without a lookup for a
+      // malformed key.
       const key = await findUsableKey(bearer(request), options);
+      request.validKey = key;
       if (key && key.status === 'active') accept(request, key, options.clock);
       return;
     }

@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
 /**
- * Every check a request passes before its route (headers and version, shutdown, request
- * shape, the per-address block, auth, limits, access), run by one onRequest hook in the
+ * Every check a request passes before its route (headers, shutdown, the per-address block,
+ * auth, limits, version, request shape, access), run by one onRequest hook in the
  * order the plugins add them. Seven hooks of their own cost Fastify a hook iteration and a
  * promise each on every request; a step that awaits nothing here returns nothing, and
  * only the steps that do await (a key look-up, the limit store) make a promise.

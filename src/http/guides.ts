@@ -1,4 +1,6 @@
 import { ERROR_CATALOGUE, ERROR_CODES } from '../errors.ts';
+import { BURST_FACTOR, BURST_FLOOR, CUSTOMER_RULE_MIN_WORKSPACE, HISTORY_MS } from '../jobs/activity-rules.ts';
+import { DAY_MS } from '../lib/time.ts';
 import { REFUSED_KEYS_PER_MINUTE } from '../limits/limits.ts';
 import {
   DEFAULT_KEY_LIMITS,
@@ -43,7 +45,7 @@ export function guides(baseUrl: string): string {
 
   return `A venue business workspace's data (venues, customers, bookings, orders, events, tickets, gift cards, …) for programs and software agents.
 
-Every answer carries \`Request-Id\`, \`Service-Version\` and \`Cache-Control: no-store\`; authenticated answers carry \`RateLimit-Policy\` and \`RateLimit\`; a 429 carries \`Retry-After\`. Errors are RFC 9457 problem documents. A typed TypeScript client, \`venue-api-client\`, wraps all of this (paging, retries, idempotency keys, \`If-Match\`). Until it is published, install it from a tarball of this service's repository: in a clone, after \`npm ci\`,
+Every answer carries \`Request-Id\`, \`Service-Version\` and \`Cache-Control: no-store\`; every answer to a valid key carries \`RateLimit-Policy\` and \`RateLimit\`; a 429 carries \`Retry-After\`. Errors are RFC 9457 problem documents. A typed TypeScript client, \`venue-api-client\`, wraps all of this (paging, retries, idempotency keys, \`If-Match\`). Until it is published, install it from a tarball of this service's repository: in a clone, after \`npm ci\`,
 
 \`\`\`sh
 cd clients/typescript && npm run build && npm pack
@@ -137,10 +139,21 @@ ${errorRows}
 | Idempotency-Key | 255 characters | per request |
 | Keys | ${MAX_KEYS_PER_WORKSPACE} not revoked | per workspace |
 
-Minutes are fixed 60-second windows; days reset at 00:00 UTC. \`GET /key\` shows the figures in force for your key. Every authenticated answer carries \`RateLimit-Policy: "default";q=<requests a minute>;w=60\` and \`RateLimit: "default";r=<left this minute>;t=<seconds to reset>\`. When a limit is reached the answer is 429 \`rate_limited\`, its \`limit\` names the limit (\`requests_per_minute\`, \`requests_per_day\`, \`writes_per_minute\`, \`writes_per_day\`, \`removals_per_day\`, \`workspace_requests_per_minute\`, \`refused_keys_per_minute\`) and \`Retry-After\` says how many seconds to wait; a refused request counts against nothing.
+Minutes are fixed 60-second windows; days reset at 00:00 UTC. \`GET /key\` shows the figures in force for your key. Every answer to a request with a valid key, refusals included, carries \`RateLimit-Policy: "default";q=<requests a minute>;w=60\` and \`RateLimit: "default";r=<left this minute>;t=<seconds to reset>\`. When a limit is reached the answer is 429 \`rate_limited\`, its \`limit\` names the limit (\`requests_per_minute\`, \`requests_per_day\`, \`writes_per_minute\`, \`writes_per_day\`, \`removals_per_day\`, \`workspace_requests_per_minute\`, \`refused_keys_per_minute\`) and \`Retry-After\` says how many seconds to wait; a refused request counts against nothing.
 
 \`\`\`sh
 curl -si ${base}/key ${auth} | grep -i '^ratelimit'
 \`\`\`
+
+### Unusual activity
+
+Live keys are checked every hour, and a key is **paused** when either holds:
+
+- **Customers:** in the trailing 24 hours it was sent more than half of the workspace's live customers (only in workspaces of ${n(CUSTOMER_RULE_MIN_WORKSPACE)} live customers or more). Every customer in an answer counts once: a list page, a retrieve, a write's answer.
+- **Requests:** its requests in the last hour are more than ${BURST_FACTOR} times its hourly average over the ${HISTORY_MS / DAY_MS} days before, and more than ${n(BURST_FLOOR)}.
+
+A key's first 24 hours are its first sync and are not held against it: walk every customer then. A paused key gets 403 \`key_paused\` on every request until a person who manages keys resumes it in the developer settings (they are emailed, with the reason); retrying does not help.
+
+**Do not re-walk every customer to find the deleted ones.** On a live key past its first day, a full walk of the customers is more than half of them in 24 hours, and pauses the key. Sync with \`updated_since\` instead (see Pagination): keep the time each walk started and ask only for what changed since. To check one customer you hold, \`GET /customers/{id}\` answers 404 once it is deleted.
 `;
 }

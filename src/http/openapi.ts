@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { guides } from './guides.ts';
 import { OPERATION_DOCS } from './openapi-examples.ts';
 import { ACCEPTED_VERSIONS, CURRENT_VERSION } from './request-context.ts';
+import { documentedErrors, operationOf, shareErrorResponses } from './openapi-errors.ts';
 
 /**
  * OpenAPI 3.1 built by @fastify/swagger from the route schemas themselves, the same
@@ -54,7 +55,8 @@ function documentedResponseHeaders(route: RouteOptions, status: string): Record<
     'Service-Version': header('The version that served the request.'),
     'Cache-Control': header('Always `no-store`.'),
   };
-  if (access && access.kind !== 'public') {
+  // Every answer to a valid key; a 401 has no key to describe (src/http/rate-limit.ts).
+  if (access && access.kind !== 'public' && status !== '401') {
     headers['RateLimit-Policy'] = header('`"default";q=<requests per minute>;w=60`: the key\'s per-minute allowance.');
     headers['RateLimit'] = header('`"default";r=<left this minute>;t=<seconds to reset>`.');
   }
@@ -71,18 +73,17 @@ function documentedResponseHeaders(route: RouteOptions, status: string): Record<
       "On a replay: the `req_…` of the request that made the stored answer (its body's request_id, on an error).",
     );
   }
-  if (status === '4xx') {
-    headers['Retry-After'] = header(
-      'On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first.',
-      {
-        type: 'integer',
-      },
-    );
-    headers['WWW-Authenticate'] = header('On a 401: `Bearer`.');
-    headers['Allow'] = header('On a 405: the methods the path has.');
-    if (methods.includes('POST'))
-      headers['Original-Request'] = header('On a replayed refusal: the request that made it.');
-  }
+  const retryAfter: Record<string, string> = {
+    '429': 'Whole seconds until the limit that refused resets.',
+    '503': 'Whole seconds to wait before retrying.',
+    ...(methods.includes('POST')
+      ? { '409': 'When the same Idempotency-Key is still running: seconds to wait before retrying it.' }
+      : {}),
+  };
+  if (retryAfter[status]) headers['Retry-After'] = header(retryAfter[status], { type: 'integer' });
+  if (status === '401') headers['WWW-Authenticate'] = header('`Bearer`.');
+  if (status.startsWith('4') && methods.includes('POST'))
+    headers['Original-Request'] = header('On a replayed refusal: the request that made it.');
   return headers;
 }
 
@@ -101,6 +102,7 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
       },
       security: [{ apiKey: [] }],
     },
+    transformObject: (document) => ('openapiObject' in document ? shareErrorResponses(document.openapiObject) : {}),
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
       if (!schema) return { schema: schema as FastifySchema, url };
@@ -113,16 +115,23 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
       const body = (schema as { body?: object }).body;
       if (body && doc?.request !== undefined) documented.body = { ...body, examples: [doc.request] };
       if (response) {
-        documented.response = Object.fromEntries(
-          Object.entries(response).map(([status, r]) => [
-            status,
-            {
-              ...r,
-              ...(status.startsWith('2') && doc ? { examples: [doc.response] } : {}),
-              headers: documentedResponseHeaders(route, status),
-            },
-          ]),
-        );
+        // The routes declare 4xx and 5xx as any problem (the serialiser needs no more); for
+        // an operation with a key, the document lists each status it can answer instead.
+        const op = operationOf(route, schema);
+        const declared = Object.entries(response).filter(([status]) => !op || status[0] === '2' || status[0] === '3');
+        documented.response = {
+          ...Object.fromEntries(
+            declared.map(([status, r]) => [
+              status,
+              {
+                ...r,
+                ...(status.startsWith('2') && doc ? { examples: [doc.response] } : {}),
+                headers: documentedResponseHeaders(route, status),
+              },
+            ]),
+          ),
+          ...(op ? documentedErrors(op, (status) => documentedResponseHeaders(route, status)) : {}),
+        };
       }
       const headers = documentedHeaders(route);
       if (headers) {

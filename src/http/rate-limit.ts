@@ -1,15 +1,34 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../errors.ts';
 import type { Clock } from '../lib/time.ts';
-import { refusingState, secondsUntil, type Consumption, type LimitStore } from '../limits/limit-store.ts';
+import {
+  refusingState,
+  secondsUntil,
+  type CheckState,
+  type Consumption,
+  type LimitStore,
+} from '../limits/limit-store.ts';
 import { describeLimit, refusedKeysCheck, requestChecks } from '../limits/limits.ts';
+import type { ApiKey } from '../resources/keys/key.model.ts';
 import { addGateStep } from './gate.ts';
+
+/** The key's per-minute allowance as the RateLimit headers tell it. */
+interface Allowance {
+  max: number;
+  left: number;
+  /** Whole seconds until the window resets. */
+  reset: number;
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** The app's limit store; subscribe to `limitStore.events` for metrics. */
     limitStore: LimitStore;
+  }
+  interface FastifyRequest {
+    /** The key's per-minute figures once the limit check has run for this request. */
+    allowance: Allowance | null;
   }
 }
 
@@ -52,28 +71,41 @@ export function countRefusedKey({ store, clock }: RateLimitOptions) {
   };
 }
 
-function setRateLimitHeaders(reply: FastifyReply, result: Consumption, now: number): void {
-  const perMinute = result.states[0]!; // requestChecks puts the key's requests_per_minute first
+function allowanceOf(perMinute: CheckState, now: number): Allowance {
   const max = perMinute.check.max;
-  reply.header('RateLimit-Policy', `"default";q=${max};w=60`);
-  reply.header(
-    'RateLimit',
-    `"default";r=${Math.max(0, max - perMinute.count)};t=${secondsUntil(perMinute.resetAt, now)}`,
-  );
+  return { max, left: Math.max(0, max - perMinute.count), reset: secondsUntil(perMinute.resetAt, now) };
+}
+
+/** Its figures now, counting nothing: for a valid key refused before the limit check (key_paused). */
+async function currentAllowance(store: LimitStore, key: ApiKey, now: number): Promise<Allowance> {
+  // requestChecks puts the key's requests_per_minute first; cost 0 only reads its count.
+  const perMinute = { ...requestChecks(key, 'GET')[0]!, cost: 0 as const };
+  return allowanceOf((await store.consume([perMinute], now)).states[0]!, now);
 }
 
 /**
- * Every limit of an authenticated request, checked and counted in one step; the key's
- * per-minute allowance in RateLimit-Policy / RateLimit on every authenticated answer,
- * errors included (SPEC "Limits" 2). Registered after auth, before access.
+ * Every limit of an authenticated request, checked and counted in one step (registered
+ * after auth, before the version check and access). The key's per-minute allowance goes in
+ * RateLimit-Policy / RateLimit on every answer to a request carrying a valid key, whatever
+ * its status and whichever check refused it (SPEC "Limits" 2, DECISIONS "Limits"); one
+ * onSend sets them, so no answer path can miss them. A 401 has no key to describe.
  */
 export const rateLimit = fp(async (app: FastifyInstance, { store, clock }: RateLimitOptions) => {
-  addGateStep(app, async (request, reply) => {
+  app.decorateRequest('allowance', null);
+  addGateStep(app, async (request) => {
     const key = request.key;
     if (!key) return;
     const now = clock();
     const result = await store.consume(requestChecks(key, request.method), now);
-    setRateLimitHeaders(reply, result, now);
+    request.allowance = allowanceOf(result.states[0]!, now);
     if (!result.allowed) throw refusal(store, result, now);
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    const key = request.validKey;
+    if (!key) return payload;
+    const { max, left, reset } = request.allowance ?? (await currentAllowance(store, key, clock()));
+    reply.header('RateLimit-Policy', `"default";q=${max};w=60`);
+    reply.header('RateLimit', `"default";r=${left};t=${reset}`);
+    return payload;
   });
 });

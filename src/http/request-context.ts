@@ -15,27 +15,25 @@ export function newRequestId(): string {
   return `req_${randomBase62(22)}`;
 }
 
+/** The version a request asks for, trimmed; absent means the current one (as GitHub and Stripe do). */
+function askedVersion(asked: string | string[] | undefined): { version: string; accepted: boolean } {
+  if (asked === undefined) return { version: CURRENT_VERSION, accepted: true };
+  const version = typeof asked === 'string' ? asked.trim() : '';
+  return ACCEPTED_VERSIONS.includes(version)
+    ? { version, accepted: true }
+    : { version: CURRENT_VERSION, accepted: false };
+}
+
 /**
- * Headers every answer carries (DECISIONS "HTTP and errors"), then the Service-Version
- * check: absent means the current version, as GitHub and Stripe do.
+ * Headers every answer carries (DECISIONS "HTTP and errors"), set first so every refusal
+ * has them too; Service-Version names the version that serves, the current one when the
+ * asked one is refused.
  */
 export const requestContext = fp(async (app: FastifyInstance) => {
   addGateStep(app, (request, reply) => {
     reply.header('Request-Id', request.id);
     reply.header('Cache-Control', 'no-store');
-    const asked = request.headers['service-version'];
-    if (asked === undefined) {
-      reply.header('Service-Version', CURRENT_VERSION);
-      return;
-    }
-    if (typeof asked !== 'string' || !ACCEPTED_VERSIONS.includes(asked.trim())) {
-      reply.header('Service-Version', CURRENT_VERSION);
-      throw new ApiError(
-        'unsupported_version',
-        `Service-Version "${String(asked).slice(0, 40)}" is not accepted; accepted versions: ${ACCEPTED_VERSIONS.join(', ')}.`,
-      );
-    }
-    reply.header('Service-Version', asked.trim());
+    reply.header('Service-Version', askedVersion(request.headers['service-version']).version);
   });
   // The one log line of a request, when it has been answered: what, how it ended, how long,
   // and which key (never the query string, which can hold an email).
@@ -51,5 +49,21 @@ export const requestContext = fp(async (app: FastifyInstance) => {
       'request',
     );
     done();
+  });
+});
+
+/**
+ * The Service-Version check (SPEC "Versioning" 2). Registered after auth and the limit
+ * check: a 400 unsupported_version to a valid key counts and tells its allowance like
+ * any other answer (SPEC "Limits" 2), and a bad key is a 401 first.
+ */
+export const versionCheck = fp(async (app: FastifyInstance) => {
+  addGateStep(app, (request) => {
+    const asked = request.headers['service-version'];
+    if (askedVersion(asked).accepted) return;
+    throw new ApiError(
+      'unsupported_version',
+      `Service-Version "${String(asked).slice(0, 40)}" is not accepted; accepted versions: ${ACCEPTED_VERSIONS.join(', ')}.`,
+    );
   });
 });

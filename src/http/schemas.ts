@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ERROR_CODES } from '../errors.ts';
+import { ERROR_CODES, type ErrorCode } from '../errors.ts';
 
 /** The shapes only the HTTP edge speaks: problem documents and path parameters. */
 export const Problem = Type.Object(
@@ -7,10 +7,12 @@ export const Problem = Type.Object(
     type: Type.String({ description: 'A link to the page that explains `code`: `<errors url>#<code>`.' }),
     title: Type.String({ description: 'A short summary of the code.' }),
     status: Type.Integer({ description: 'The HTTP status.' }),
-    code: Type.Union(
-      ERROR_CODES.map((c) => Type.Literal(c)),
-      { description: 'What went wrong, for programs: branch on it.' },
-    ),
+    // One enum, not a union of constants: the reference lists the codes instead of a picker.
+    code: Type.Unsafe<ErrorCode>({
+      type: 'string',
+      enum: ERROR_CODES,
+      description: 'What went wrong, for programs: branch on it.',
+    }),
     detail: Type.String({ description: 'What went wrong this time, for people.' }),
     request_id: Type.String({ description: 'The `req_` id of the request: quote it when you report a failure.' }),
     errors: Type.Optional(
@@ -45,7 +47,11 @@ const problemContent = (description: string) => ({
   content: { 'application/problem+json': { schema: Type.Ref(Problem) } },
 });
 
-/** Every route documents its errors as problem documents (SPEC "Errors"). */
+/**
+ * Every route answers its errors as problem documents (SPEC "Errors"): what the serialiser
+ * needs. The OpenAPI document lists each status an operation can answer, with its codes,
+ * in place of these two (src/http/error-answers.ts).
+ */
 export const ErrorResponses = {
   '4xx': problemContent('A client error: see `code` for which one.'),
   '5xx': problemContent('internal_error: quote request_id when you report it.'),

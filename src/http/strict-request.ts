@@ -4,24 +4,30 @@ import { invalid } from '../errors.ts';
 import { addGateStep } from './gate.ts';
 
 /**
- * What a request's head must be before anything reads it (docs/behaviour.md), checked
- * once for every request:
- * - a header that holds one value (Authorization above all) sent twice is a 400. Node keeps
- *   the first and drops the rest, so a proxy and this server could each believe another.
+ * What a request's head must be before its route reads it, checked once for every request:
+ * - a header that holds one value sent twice is a 400. Node keeps the first and drops the
+ *   rest, so a proxy and this server could each believe another. Authorization is checked
+ *   by auth itself, before the key is looked up (src/http/auth.ts); the rest here, after
+ *   the limit check, so such a 400 to a valid key tells its allowance like any answer.
  * - the query string's percent-escapes must spell well-formed UTF-8: a malformed one is a
  *   400, not text stored with U+FFFD in it.
  */
 const SINGLE_VALUED = new Set(['authorization', 'idempotency-key', 'service-version', 'content-type', 'if-none-match']);
 
-function repeatedHeader(rawHeaders: string[]): string | null {
+/** Throws a 400 naming the first of `names` (lower case) the raw headers hold twice. */
+export function refuseRepeatedHeaders(rawHeaders: string[], names: ReadonlySet<string> = SINGLE_VALUED): void {
   const seen = new Set<string>();
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!.toLowerCase();
-    if (!SINGLE_VALUED.has(name)) continue;
-    if (seen.has(name)) return rawHeaders[i]!;
+    if (!names.has(name)) continue;
+    if (seen.has(name)) {
+      const sent = rawHeaders[i]!;
+      throw invalid(`The ${sent} header may be sent once; this request sends it more than once.`, [
+        { field: sent, message: 'is sent more than once' },
+      ]);
+    }
     seen.add(name);
   }
-  return null;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -48,12 +54,7 @@ export function wellFormedQuery(query: string): boolean {
 
 export const strictRequest = fp(async (app: FastifyInstance) => {
   addGateStep(app, (request) => {
-    const repeated = repeatedHeader(request.raw.rawHeaders);
-    if (repeated !== null) {
-      throw invalid(`The ${repeated} header may be sent once; this request sends it more than once.`, [
-        { field: repeated, message: 'is sent more than once' },
-      ]);
-    }
+    refuseRepeatedHeaders(request.raw.rawHeaders);
     const url = request.raw.url ?? '';
     const q = url.indexOf('?');
     if (q !== -1 && !wellFormedQuery(url.slice(q + 1))) {

@@ -28,10 +28,18 @@ export interface ReadRoutesOptions<F extends TProperties> {
   filters: F;
   tag: string;
   summary: { list: string; get: string };
+  /** What the record is and which keys see which: the start of both operations' descriptions. */
+  about: string;
   /** A page to serialise, or JSON text the database already wrote (sent as it is). */
   list: (actor: Actor, query: ListQuery<F>) => Promise<Page<Record<string, unknown>> | JsonText>;
   get: (actor: Actor, id: string) => Promise<{ record: Record<string, unknown> | JsonText; version: string }>;
 }
+
+/** SPEC "Rules common to all endpoints" 2 and 3, as each list and retrieve tells it. */
+const LIST_RULES =
+  "Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).";
+const GET_RULES =
+  "The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.";
 
 /** GET /<collection> and GET /<collection>/{id} over any list and get functions. */
 export function registerReadRoutes<F extends TProperties>(
@@ -39,7 +47,7 @@ export function registerReadRoutes<F extends TProperties>(
   options: ReadRoutesOptions<F>,
 ): void {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { path, collection, record, filters, tag, summary } = options;
+  const { path, collection, record, filters, tag, summary, about } = options;
   const access = { kind: 'read' as const, collection };
   const query = Type.Object({ ...PageQuery, ...filters }, { additionalProperties: false }) as TObject<
     typeof PageQuery & F
@@ -51,6 +59,7 @@ export function registerReadRoutes<F extends TProperties>(
       schema: {
         tags: [tag],
         summary: summary.list,
+        description: `${about}\n\n${LIST_RULES}`,
         querystring: query,
         response: { 200: ListEnvelope(record), ...ErrorResponses },
       },
@@ -67,6 +76,7 @@ export function registerReadRoutes<F extends TProperties>(
       schema: {
         tags: [tag],
         summary: summary.get,
+        description: `${about}\n\n${GET_RULES}`,
         params: IdParams,
         response: { 200: record, 304: Type.Null({ description: 'Not modified' }), ...ErrorResponses },
       },

@@ -68,4 +68,27 @@ describe('the API reference page at /docs', { timeout: 90_000 }, () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it("shows an operation's placeholders as written and its error answers by status, with their codes", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/docs`);
+    // The reference renders an operation when it is reached: go there as a reader would.
+    await page.getByText('Update a customer', { exact: true }).first().click();
+    const operation = page.locator('[id$="tag/customers/PATCH/customers/{id}"]');
+    await operation.getByText('precondition_failed').first().waitFor({ timeout: 30_000 });
+    const text = await operation.innerText();
+    // A bare <version> in the markdown would be taken for an HTML tag and vanish.
+    expect(text).toContain('The ETag you read, "<version>"');
+    for (const status of ['400', '401', '403', '404', '409', '412', '413', '415', '429', '500', '503']) {
+      await expect(operation.locator(`[id$=".responses.${status}"]`).count(), status).resolves.toBe(1);
+    }
+    expect(text).not.toMatch(/\b4XX\b/);
+    for (const code of ['unsupported_version', 'key_paused', 'not_found', 'conflict', 'precondition_failed'])
+      expect(text).toContain(code);
+    // The Limits guide says what pauses a key and how a sync avoids it.
+    const guide = await page.evaluate(() => document.body.innerText);
+    expect(guide).toContain('Unusual activity');
+    expect(guide).toContain('Do not re-walk every customer to find the deleted ones.');
+    await page.close();
+  });
 });

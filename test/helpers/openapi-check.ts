@@ -2,15 +2,12 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 
+type Response = { headers?: Record<string, object>; content?: Record<string, { schema: object }> };
+/** An answer the operation describes, or (an error answer many share) a reference to one. */
+type ResponseOrRef = Response & { $ref?: string };
 type Doc = {
-  paths: Record<
-    string,
-    Record<
-      string,
-      { responses?: Record<string, { headers?: Record<string, object>; content?: Record<string, { schema: object }> }> }
-    >
-  >;
-  components?: { schemas?: Record<string, object> };
+  paths: Record<string, Record<string, { responses?: Record<string, ResponseOrRef> }>>;
+  components?: { schemas?: Record<string, object>; responses?: Record<string, Response> };
 };
 
 /**
@@ -45,11 +42,11 @@ const templateRegex = (pattern: string, param: RegExp) => new RegExp(`^${pattern
 
 /**
  * Checks answers against the OpenAPI document the app publishes, so every HTTP test also
- * proves the document tells the truth (bodies checked against the OpenAPI response
- * schemas). An answer the document does not describe fails, unless it is
- * from a HIDDEN_ROUTES entry, from a fixture the test declared, or the API's own refusal
- * of a path or method it does not have (a 404 `not_found` or 405 `method_not_allowed`
- * problem document).
+ * proves the document tells the truth: bodies match the response schemas, and an error's
+ * `code` is one the operation lists under that status. An answer the document does not
+ * describe fails, unless it is from a HIDDEN_ROUTES entry, from a fixture the test
+ * declared, or the API's own refusal of a path or method it does not have (a 404
+ * `not_found` or 405 `method_not_allowed` problem document).
  */
 export class OpenApiChecker {
   private readonly doc: Doc;
@@ -134,8 +131,12 @@ export class OpenApiChecker {
     headers: Record<string, unknown>,
   ): void {
     if (status === 304 || status === 204) return;
-    const response = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
-    if (!response) throw new Error(`${method} ${templatePath}: status ${status} is not documented`);
+    const found = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
+    if (!found) throw new Error(`${method} ${templatePath}: status ${status} is not documented`);
+    const response = found.$ref
+      ? this.doc.components?.responses?.[found.$ref.replace('#/components/responses/', '')]
+      : found;
+    if (!response) throw new Error(`${method} ${templatePath} ${status}: ${found.$ref} leads nowhere`);
     // The headers the document promises on every such answer must be there; the ones it
     // marks as conditional ("On a 429: …", Idempotent-Replayed) may not be.
     const always =

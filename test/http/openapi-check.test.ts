@@ -61,6 +61,17 @@ describe('the OpenAPI answer checker', () => {
     expect(() => bare.check(method, url, 201, type, body, headers)).toThrow(/status 201 is not documented/);
   });
 
+  it('throws for an error code the operation does not list under that status', async () => {
+    const a = await answer({ url: `/venues/ven_${'0'.repeat(22)}` });
+    expect(a.res.statusCode).toBe(404);
+    expect(() => a.checkWith(bare)).not.toThrow();
+    const [method, url, status, type, , headers] = a.args;
+    const body = JSON.stringify({ ...a.res.json(), code: 'conflict' });
+    expect(() => bare.check(method, url, status, type, body, headers)).toThrow(
+      /body does not match the OpenAPI schema/,
+    );
+  });
+
   it('throws for an answer on a path the document does not have', () => {
     const headers = { 'request-id': 'req_x', 'service-version': '2026-10-08', 'cache-control': 'no-store' };
     expect(() => bare.check('GET', '/admin/users', 200, 'application/json', '{}', headers)).toThrow(

@@ -2,8 +2,9 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../src/errors.ts';
+import { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode } from '../../src/errors.ts';
 import { GUIDE_TITLES } from '../../src/http/guides.ts';
+import { BURST_FACTOR, CUSTOMER_RULE_MIN_WORKSPACE } from '../../src/jobs/activity-rules.ts';
 import { LIMITS } from '../../src/limits/limits.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
@@ -17,14 +18,18 @@ import { ENGINES } from '../helpers/storage.ts';
 type Schema = Record<string, unknown>;
 type Operation = {
   operationId?: string;
+  description?: string;
   parameters?: { name: string; in: string; description?: string; schema?: Schema }[];
   requestBody?: { content: Record<string, { schema: Schema; example?: unknown }> };
-  responses: Record<string, { content?: Record<string, { schema: Schema; example?: unknown }> }>;
+  responses: Record<
+    string,
+    { $ref?: string; description?: string; content?: Record<string, { schema: Schema; example?: unknown }> }
+  >;
 };
 type Doc = {
   info: { description: string };
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema> };
+  components: { schemas: Record<string, Schema>; responses: Record<string, Operation['responses'][string]> };
 };
 
 /** Every property of every object schema in the document, by its JSON pointer. */
@@ -138,6 +143,70 @@ describe('the published OpenAPI document', () => {
     for (const header of ['RateLimit-Policy', 'RateLimit:', 'Retry-After']) expect(limits).toContain(header);
     // The server's own base URL, so the examples work as printed.
     expect(guides).toContain('curl -s http://api.test/key');
+  });
+
+  it('describes every operation', () => {
+    const bare = operations(doc).filter(([, op]) => !op.description?.trim());
+    expect(bare.map(([name]) => name)).toEqual([]);
+  });
+
+  it("lists each operation's error answers by status with their codes: no 4XX catch-all", () => {
+    const problems: string[] = [];
+    for (const [name, op] of operations(doc)) {
+      const statuses = Object.keys(op.responses);
+      for (const status of statuses.filter((s) => !/^\d{3}$/.test(s))) problems.push(`${name}: catch-all ${status}`);
+      // Every operation needs a key, so it can meet the version check, auth and the limits.
+      for (const status of ['400', '401', '403', '429', '500', '503'])
+        if (!statuses.includes(status)) problems.push(`${name}: no ${status}`);
+      for (const [status, found] of Object.entries(op.responses).filter(([s]) => Number(s) >= 400)) {
+        // Error answers alike across operations are shared in components.responses.
+        const response = found.$ref ? doc.components.responses[found.$ref.split('/').pop()!]! : found;
+        const schema = response.content?.['application/problem+json']?.schema as
+          | { allOf?: { properties?: { code?: { enum?: ErrorCode[] } } }[] }
+          | undefined;
+        const codes = schema?.allOf?.find((part) => part.properties?.code)?.properties?.code?.enum ?? [];
+        if (codes.length === 0) problems.push(`${name} ${status}: no codes`);
+        for (const code of codes) {
+          if (ERROR_CATALOGUE[code]?.status !== Number(status)) problems.push(`${name} ${status}: ${code}`);
+          if (!response.description?.includes(`\`${code}\`:`))
+            problems.push(`${name} ${status}: ${code} is not described`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    // What the route reads decides the rest: an id can name nothing, a POST needs its key.
+    expect(Object.keys(doc.paths['/venues/{id}']!.get!.responses)).toContain('404');
+    expect(Object.keys(doc.paths['/venues']!.get!.responses)).not.toContain('404');
+    const create = Object.keys(doc.paths['/customers']!.post!.responses);
+    for (const status of ['409', '413', '415', '422', '428']) expect(create).toContain(status);
+    expect(Object.keys(doc.paths['/customers/{id}']!.patch!.responses)).toContain('412');
+  });
+
+  it('shows every placeholder as written: no <word> outside code, where markdown would eat it as HTML', () => {
+    const found: string[] = [];
+    const visit = (node: unknown, pointer: string): void => {
+      if (!node || typeof node !== 'object') return;
+      for (const [key, child] of Object.entries(node)) {
+        if (key === 'description' && typeof child === 'string') {
+          const prose = child.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+          for (const tag of prose.match(/<[^>\s]+>/g) ?? []) found.push(`${pointer}: ${tag}`);
+        } else visit(child, `${pointer}/${key}`);
+      }
+    };
+    visit(doc, '#');
+    expect(found).toEqual([]);
+    const ifMatch = doc.paths['/customers/{id}']!.patch!.parameters!.find((p) => p.name === 'if-match');
+    expect(ifMatch?.description).toContain('`"<version>"`');
+  });
+
+  it('tells in the Limits guide what pauses a key, that a first sync is exempt, and how to sync without it', () => {
+    const limits = section(doc.info.description, 'Limits');
+    expect(limits).toContain('### Unusual activity');
+    expect(limits).toContain(`${CUSTOMER_RULE_MIN_WORKSPACE} live customers`);
+    expect(limits).toContain(`more than ${BURST_FACTOR} times its hourly average`);
+    expect(limits).toContain('first 24 hours are its first sync');
+    expect(limits).toContain('`key_paused`');
+    expect(limits).toContain('`updated_since`');
   });
 
   it('is clean under Redocly recommended-strict rules', async () => {

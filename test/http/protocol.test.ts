@@ -107,11 +107,8 @@ describe.each(ENGINES)('protocol on %s', (engine) => {
     expect(left(wrongMethod)).toBe(left(first) - 2);
   });
 
-  it('a 404 or 405 without a usable key is the plain answer: no RateLimit, no 401', async () => {
-    const paused = await t.makeKey({ name: 'paused for 404' });
-    await changeKeyStatus(t.storage.db, t.clock.fn, paused.id, 'pause', 'test');
-    await t.keysCache.refresh();
-    const headers = [undefined, 'Bearer nope', `Bearer vw_test_${'a'.repeat(32)}000000`, `Bearer ${paused.secret}`];
+  it('a 404 or 405 without a valid key is the plain answer: no RateLimit, no 401', async () => {
+    const headers = [undefined, 'Bearer nope', `Bearer vw_test_${'a'.repeat(32)}000000`];
     for (const authorization of headers) {
       const unknown = await t.app.inject({ url: '/nothing-here', headers: authorization ? { authorization } : {} });
       problem(unknown, 404, 'not_found');

@@ -12,5 +12,6 @@ export async function activityRoutes(app: FastifyInstance, { db }: { db: Db }) {
     record: Activity,
     tag: 'Activities',
     summary: { list: 'List activities', get: 'Retrieve an activity' },
+    about: 'What the venues sell to book, with its prices and guest numbers; the same for every key, test or live.',
   });
 }

@@ -13,5 +13,6 @@ export async function bookingRoutes(app: FastifyInstance, { db }: { db: Db }) {
     filters: BookingFilters,
     tag: 'Bookings',
     summary: { list: 'List bookings', get: 'Retrieve a booking' },
+    about: "Bookings at the workspace's venues. A test key sees only test bookings, a live key only real ones.",
   });
 }

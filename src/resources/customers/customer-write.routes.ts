@@ -20,7 +20,11 @@ const IdempotencyHeader = Type.Object({
   ),
 });
 const ifMatch = Type.Optional(
-  Type.String({ description: 'The ETag you read ("<version>"); 412 when the customer changed since.' }),
+  Type.String({
+    // Markdown in the reference: a bare <version> would be read as an HTML tag and vanish.
+    description:
+      'The `ETag` you read, `"<version>"` (or `*`); 412 `precondition_failed` when the customer changed since, and nothing is written.',
+  }),
 );
 const IfMatchHeader = Type.Object({ 'if-match': ifMatch });
 // The tag and list additions are POSTs: their Idempotency-Key, and If-Match like every customer write.
@@ -39,6 +43,7 @@ const plain = (body: unknown): Presented => ({ body });
 interface Spec<P extends TSchema, B extends TSchema, H extends TSchema> {
   permission: WritePermission;
   summary: string;
+  description: string;
   status: 200 | 201;
   response: TSchema;
   params?: P;
@@ -52,13 +57,14 @@ function withoutAbsent<T extends object>(schema: T): T {
 
 // The limits plugin tells writes from removals by method (every DELETE is a removal).
 function options<P extends TSchema, B extends TSchema, H extends TSchema>(spec: Spec<P, B, H>) {
-  const { permission, summary, status, response, params, body, headers } = spec;
+  const { permission, summary, description, status, response, params, body, headers } = spec;
   return {
     config: { access: { kind: 'write' as const, permission } },
     // The parts a route has not are left out, not set to undefined: the document lists what is there.
     schema: withoutAbsent({
       tags: ['Customers'],
       summary,
+      description,
       querystring: NoQuery,
       params: params as P,
       body: body as B,
@@ -76,6 +82,8 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
     options({
       permission: 'customers.create',
       summary: 'Create a customer',
+      description:
+        "Creates a customer of the key's mode (a test key makes test customers). `first_name` is required; an email another customer has is 409, so look it up first with `GET /customers?email=`. `marketing_consent` accepts only `false`. Retry a failed request with the same `Idempotency-Key`: it is written once.",
       status: 201,
       response: Customer,
       body: CreateCustomerBody,
@@ -90,6 +98,8 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
     options({
       permission: 'customers.update',
       summary: 'Update a customer',
+      description:
+        'Changes only the fields sent; `null` clears a nullable field and an unknown field is 400. An email or phone that is set cannot be changed or cleared (409); an empty one can be filled. Send the `ETag` you read as `If-Match` so a change made since is not overwritten (412, nothing written).',
       status: 200,
       response: Customer,
       params: IdParams,
@@ -107,6 +117,8 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
     options({
       permission: 'customers.delete',
       summary: 'Delete a customer',
+      description:
+        'Removes the customer; their bookings and orders stay. Counts against the daily removal budget. With `If-Match`, only if the customer is unchanged since you read it.',
       status: 200,
       response: DeletedCustomer,
       params: IdParams,
@@ -126,6 +138,8 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
     options({
       permission: 'customers.tags',
       summary: 'Tag a customer',
+      description:
+        'Adds an existing tag (`tag_` id) to the customer; tags are made in the workspace, not through the API. Tagging a customer who has the tag already changes nothing and is not an error.',
       status: 200,
       response: Customer,
       params: IdParams,
@@ -149,6 +163,8 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
     options({
       permission: 'customers.tags',
       summary: 'Untag a customer',
+      description:
+        'Takes a tag off the customer. Removing a tag the customer does not have is not an error. Counts against the daily removal budget.',
       status: 200,
       response: Customer,
       params: TagParams,
@@ -171,6 +187,8 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
     options({
       permission: 'customers.lists',
       summary: 'Add a customer to a list',
+      description:
+        'Adds the customer to an existing list (`lst_` id); lists are made in the workspace, not through the API. A customer who left the list is put back.',
       status: 200,
       response: Customer,
       params: IdParams,
@@ -194,6 +212,7 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
     options({
       permission: 'customers.lists',
       summary: 'Remove a customer from a list',
+      description: 'Takes the customer off the list. Counts against the daily removal budget.',
       status: 200,
       response: Customer,
       params: ListParams,
@@ -216,6 +235,8 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
     options({
       permission: 'test_data.delete',
       summary: 'Remove what test keys made',
+      description:
+        "Test keys only (a live key gets 403): removes every customer the workspace's test keys made, and every tag and list membership they added. Live data and anything staff made are never touched. Counts against the daily removal budget.",
       status: 200,
       response: TestDataRemoval,
     }),

@@ -12,6 +12,8 @@ export async function customerReadRoutes(app: FastifyInstance, reader: JsonReade
     filters: CustomerFilters,
     tag: 'Customers',
     summary: { list: 'List customers', get: 'Retrieve a customer' },
+    about:
+      "The workspace's customers. A test key sees only test customers (`livemode: false`), a live key only real ones; a key with `contacts_masked` sees emails and phones masked. `email` finds one customer by exact address, any case, masked keys included.",
     list: (actor, query) => listCustomers(reader, actor, query),
     get: (actor, id) => getCustomer(reader, actor, id),
   });

@@ -12,5 +12,7 @@ export async function eventRoutes(app: FastifyInstance, { db }: { db: Db }) {
     record: Event,
     tag: 'Events',
     summary: { list: 'List events', get: 'Retrieve an event' },
+    about:
+      'Ticketed events with their dates; the same for every key, test or live. Their tickets are listed by `GET /tickets?event=`.',
   });
 }

@@ -13,5 +13,7 @@ export async function giftCardRoutes(app: FastifyInstance, { db }: { db: Db }) {
     filters: GiftCardFilters,
     tag: 'Gift cards',
     summary: { list: 'List gift cards', get: 'Retrieve a gift card' },
+    about:
+      "The workspace's gift cards; the whole code is never sent. Gift cards are real records only, so a test key sees none.",
   });
 }

@@ -13,5 +13,6 @@ export async function orderRoutes(app: FastifyInstance, { db }: { db: Db }) {
     filters: OrderFilters,
     tag: 'Orders',
     summary: { list: 'List orders', get: 'Retrieve an order' },
+    about: "Orders at the workspace's venues. A test key sees only test orders, a live key only real ones.",
   });
 }

@@ -12,5 +12,6 @@ export async function packageRoutes(app: FastifyInstance, { db }: { db: Db }) {
     record: Package,
     tag: 'Packages',
     summary: { list: 'List packages', get: 'Retrieve a package' },
+    about: 'Bundles sold as one booking, with prices; the same for every key, test or live.',
   });
 }

@@ -13,6 +13,8 @@ export async function tagRoutes(app: FastifyInstance, { db }: { db: Db }) {
     record: Tag,
     tag: 'Tags',
     summary: { list: 'List tags', get: 'Retrieve a tag' },
+    about:
+      'Labels on customers, the same for every key. Tags are made in the workspace, not through the API; `POST /customers/{id}/tags` tags a customer.',
     filters: {},
     list: (actor, query) => listColumnRows(db, tags, actor, query),
     get: (actor, id) => getColumnRow(db, tags, actor, id),

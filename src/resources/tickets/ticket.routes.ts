@@ -13,5 +13,6 @@ export async function ticketRoutes(app: FastifyInstance, { db }: { db: Db }) {
     filters: TicketFilters,
     tag: 'Tickets',
     summary: { list: 'List tickets', get: 'Retrieve a ticket' },
+    about: 'Places at an event date, each sold on an order. Tickets are real records only, so a test key sees none.',
   });
 }

@@ -12,5 +12,6 @@ export async function venueRoutes(app: FastifyInstance, { db }: { db: Db }) {
     record: Venue,
     tag: 'Venues',
     summary: { list: 'List venues', get: 'Retrieve a venue' },
+    about: "The workspace's venues, the same for every key, test or live.",
   });
 }

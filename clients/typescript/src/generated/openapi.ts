@@ -11,7 +11,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** What the calling key may do */
+        /**
+         * What the calling key may do
+         * @description The calling key: its mode and access, what it may read and write, whether it sees contacts masked, when it expires, and the limits in force for it. Any valid key may call it, so a program can check what it holds before it starts; it counts against the key's limits like any request.
+         */
         get: operations["retrieveKey"];
         put?: never;
         post?: never;
@@ -28,7 +31,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List venues */
+        /**
+         * List venues
+         * @description The workspace's venues, the same for every key, test or live.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listVenues"];
         put?: never;
         post?: never;
@@ -45,7 +53,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a venue */
+        /**
+         * Retrieve a venue
+         * @description The workspace's venues, the same for every key, test or live.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveVenue"];
         put?: never;
         post?: never;
@@ -62,10 +75,18 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List customers */
+        /**
+         * List customers
+         * @description The workspace's customers. A test key sees only test customers (`livemode: false`), a live key only real ones; a key with `contacts_masked` sees emails and phones masked. `email` finds one customer by exact address, any case, masked keys included.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listCustomers"];
         put?: never;
-        /** Create a customer */
+        /**
+         * Create a customer
+         * @description Creates a customer of the key's mode (a test key makes test customers). `first_name` is required; an email another customer has is 409, so look it up first with `GET /customers?email=`. `marketing_consent` accepts only `false`. Retry a failed request with the same `Idempotency-Key`: it is written once.
+         */
         post: operations["createCustomer"];
         delete?: never;
         options?: never;
@@ -80,15 +101,26 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a customer */
+        /**
+         * Retrieve a customer
+         * @description The workspace's customers. A test key sees only test customers (`livemode: false`), a live key only real ones; a key with `contacts_masked` sees emails and phones masked. `email` finds one customer by exact address, any case, masked keys included.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveCustomer"];
         put?: never;
         post?: never;
-        /** Delete a customer */
+        /**
+         * Delete a customer
+         * @description Removes the customer; their bookings and orders stay. Counts against the daily removal budget. With `If-Match`, only if the customer is unchanged since you read it.
+         */
         delete: operations["deleteCustomer"];
         options?: never;
         head?: never;
-        /** Update a customer */
+        /**
+         * Update a customer
+         * @description Changes only the fields sent; `null` clears a nullable field and an unknown field is 400. An email or phone that is set cannot be changed or cleared (409); an empty one can be filled. Send the `ETag` you read as `If-Match` so a change made since is not overwritten (412, nothing written).
+         */
         patch: operations["updateCustomer"];
         trace?: never;
     };
@@ -101,7 +133,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Tag a customer */
+        /**
+         * Tag a customer
+         * @description Adds an existing tag (`tag_` id) to the customer; tags are made in the workspace, not through the API. Tagging a customer who has the tag already changes nothing and is not an error.
+         */
         post: operations["addCustomerTag"];
         delete?: never;
         options?: never;
@@ -119,7 +154,10 @@ export type paths = {
         get?: never;
         put?: never;
         post?: never;
-        /** Untag a customer */
+        /**
+         * Untag a customer
+         * @description Takes a tag off the customer. Removing a tag the customer does not have is not an error. Counts against the daily removal budget.
+         */
         delete: operations["removeCustomerTag"];
         options?: never;
         head?: never;
@@ -135,7 +173,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Add a customer to a list */
+        /**
+         * Add a customer to a list
+         * @description Adds the customer to an existing list (`lst_` id); lists are made in the workspace, not through the API. A customer who left the list is put back.
+         */
         post: operations["addCustomerToList"];
         delete?: never;
         options?: never;
@@ -153,7 +194,10 @@ export type paths = {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a customer from a list */
+        /**
+         * Remove a customer from a list
+         * @description Takes the customer off the list. Counts against the daily removal budget.
+         */
         delete: operations["removeCustomerFromList"];
         options?: never;
         head?: never;
@@ -170,7 +214,10 @@ export type paths = {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove what test keys made */
+        /**
+         * Remove what test keys made
+         * @description Test keys only (a live key gets 403): removes every customer the workspace's test keys made, and every tag and list membership they added. Live data and anything staff made are never touched. Counts against the daily removal budget.
+         */
         delete: operations["deleteTestData"];
         options?: never;
         head?: never;
@@ -184,7 +231,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List tags */
+        /**
+         * List tags
+         * @description Labels on customers, the same for every key. Tags are made in the workspace, not through the API; `POST /customers/{id}/tags` tags a customer.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listTags"];
         put?: never;
         post?: never;
@@ -201,7 +253,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a tag */
+        /**
+         * Retrieve a tag
+         * @description Labels on customers, the same for every key. Tags are made in the workspace, not through the API; `POST /customers/{id}/tags` tags a customer.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveTag"];
         put?: never;
         post?: never;
@@ -218,7 +275,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List lists */
+        /**
+         * List lists
+         * @description Groups of customers the venues send to, the same for every key. Lists are made in the workspace, not through the API; `POST /customers/{id}/lists` adds a customer to one.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listLists"];
         put?: never;
         post?: never;
@@ -235,7 +297,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a list */
+        /**
+         * Retrieve a list
+         * @description Groups of customers the venues send to, the same for every key. Lists are made in the workspace, not through the API; `POST /customers/{id}/lists` adds a customer to one.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveList"];
         put?: never;
         post?: never;
@@ -252,7 +319,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List bookings */
+        /**
+         * List bookings
+         * @description Bookings at the workspace's venues. A test key sees only test bookings, a live key only real ones.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listBookings"];
         put?: never;
         post?: never;
@@ -269,7 +341,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a booking */
+        /**
+         * Retrieve a booking
+         * @description Bookings at the workspace's venues. A test key sees only test bookings, a live key only real ones.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveBooking"];
         put?: never;
         post?: never;
@@ -286,7 +363,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List orders */
+        /**
+         * List orders
+         * @description Orders at the workspace's venues. A test key sees only test orders, a live key only real ones.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listOrders"];
         put?: never;
         post?: never;
@@ -303,7 +385,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an order */
+        /**
+         * Retrieve an order
+         * @description Orders at the workspace's venues. A test key sees only test orders, a live key only real ones.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveOrder"];
         put?: never;
         post?: never;
@@ -320,7 +407,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List activities */
+        /**
+         * List activities
+         * @description What the venues sell to book, with its prices and guest numbers; the same for every key, test or live.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listActivities"];
         put?: never;
         post?: never;
@@ -337,7 +429,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an activity */
+        /**
+         * Retrieve an activity
+         * @description What the venues sell to book, with its prices and guest numbers; the same for every key, test or live.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveActivity"];
         put?: never;
         post?: never;
@@ -354,7 +451,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List packages */
+        /**
+         * List packages
+         * @description Bundles sold as one booking, with prices; the same for every key, test or live.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listPackages"];
         put?: never;
         post?: never;
@@ -371,7 +473,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a package */
+        /**
+         * Retrieve a package
+         * @description Bundles sold as one booking, with prices; the same for every key, test or live.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrievePackage"];
         put?: never;
         post?: never;
@@ -388,7 +495,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List events */
+        /**
+         * List events
+         * @description Ticketed events with their dates; the same for every key, test or live. Their tickets are listed by `GET /tickets?event=`.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listEvents"];
         put?: never;
         post?: never;
@@ -405,7 +517,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an event */
+        /**
+         * Retrieve an event
+         * @description Ticketed events with their dates; the same for every key, test or live. Their tickets are listed by `GET /tickets?event=`.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveEvent"];
         put?: never;
         post?: never;
@@ -422,7 +539,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List tickets */
+        /**
+         * List tickets
+         * @description Places at an event date, each sold on an order. Tickets are real records only, so a test key sees none.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listTickets"];
         put?: never;
         post?: never;
@@ -439,7 +561,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a ticket */
+        /**
+         * Retrieve a ticket
+         * @description Places at an event date, each sold on an order. Tickets are real records only, so a test key sees none.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveTicket"];
         put?: never;
         post?: never;
@@ -456,7 +583,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List gift cards */
+        /**
+         * List gift cards
+         * @description The workspace's gift cards; the whole code is never sent. Gift cards are real records only, so a test key sees none.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
+         */
         get: operations["listGiftCards"];
         put?: never;
         post?: never;
@@ -473,7 +605,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a gift card */
+        /**
+         * Retrieve a gift card
+         * @description The workspace's gift cards; the whole code is never sent. Gift cards are real records only, so a test key sees none.
+         *
+         *     The answer's `ETag` is the record's version: send it as `If-None-Match` to get a 304 while your copy is current. An id of another type, or of a record this key cannot see, is 404.
+         */
         get: operations["retrieveGiftCard"];
         put?: never;
         post?: never;
@@ -495,7 +632,10 @@ export type components = {
             title: string;
             /** @description The HTTP status. */
             status: number;
-            /** @description What went wrong, for programs: branch on it. */
+            /**
+             * @description What went wrong, for programs: branch on it.
+             * @enum {string}
+             */
             code: "invalid_request" | "unsupported_version" | "unauthorized" | "forbidden" | "key_paused" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "idempotency_mismatch" | "request_timeout" | "precondition_failed" | "precondition_required" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description What went wrong this time, for people. */
             detail: string;
@@ -514,7 +654,1235 @@ export type components = {
             limit?: string;
         };
     };
-    responses: never;
+    responses: {
+        /**
+         * @description - `invalid_request`: A query parameter or header is malformed or unknown; `errors` names each.
+         *     - `unsupported_version`: `Service-Version` is not a version this API accepts; `detail` lists those it does.
+         */
+        Error400: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 400 is `invalid_request` or `unsupported_version`.
+                     * @enum {string}
+                     */
+                    code: "invalid_request" | "unsupported_version";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `unauthorized`: The key is missing, malformed, unknown, expired or revoked. */
+        Error401: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `Bearer`. */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 401 is `unauthorized`.
+                     * @enum {string}
+                     */
+                    code: "unauthorized";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `key_paused`: The key was paused for unusual activity: a person must resume it. */
+        Error403: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused`.
+                     * @enum {string}
+                     */
+                    code: "key_paused";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `rate_limited`: A limit was reached: `limit` names it; wait `Retry-After` seconds. */
+        Error429: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description Whole seconds until the limit that refused resets. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 429 is `rate_limited`.
+                     * @enum {string}
+                     */
+                    code: "rate_limited";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `internal_error`: Something failed on our side; quote `request_id` when you report it. */
+        Error500: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 500 is `internal_error`.
+                     * @enum {string}
+                     */
+                    code: "internal_error";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `service_unavailable`: The database could not serve just now, or the server is shutting down; retry after `Retry-After` seconds. */
+        Error503: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description Whole seconds to wait before retrying. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 503 is `service_unavailable`.
+                     * @enum {string}
+                     */
+                    code: "service_unavailable";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `venues` in its `can_read`.
+         */
+        Error403_2: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `not_found`: No record with that id that this key can see (another workspace, the other mode, another type). */
+        Error404: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 404 is `not_found`.
+                     * @enum {string}
+                     */
+                    code: "not_found";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `customers` in its `can_read`.
+         */
+        Error403_3: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `invalid_request`: A query parameter, header or body field is malformed or unknown; `errors` names each.
+         *     - `unsupported_version`: `Service-Version` is not a version this API accepts; `detail` lists those it does.
+         */
+        Error400_2: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 400 is `invalid_request` or `unsupported_version`.
+                     * @enum {string}
+                     */
+                    code: "invalid_request" | "unsupported_version";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `unauthorized`: The key is missing, malformed, unknown, expired or revoked. */
+        Error401_2: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `Bearer`. */
+                "WWW-Authenticate"?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 401 is `unauthorized`.
+                     * @enum {string}
+                     */
+                    code: "unauthorized";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.create` in its `can_write`, or without `customers` in its `can_read`, or `marketing_consent: true` in the body.
+         */
+        Error403_4: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `conflict`: Another customer has this email. A request with this `Idempotency-Key` is still running: retry it after `Retry-After` seconds. */
+        Error409: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description When the same Idempotency-Key is still running: seconds to wait before retrying it. */
+                "Retry-After"?: number;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 409 is `conflict`.
+                     * @enum {string}
+                     */
+                    code: "conflict";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `payload_too_large`: The body is over 64 KiB. */
+        Error413: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 413 is `payload_too_large`.
+                     * @enum {string}
+                     */
+                    code: "payload_too_large";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `unsupported_media_type`: The body is not `application/json` in UTF-8. */
+        Error415: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 415 is `unsupported_media_type`.
+                     * @enum {string}
+                     */
+                    code: "unsupported_media_type";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `idempotency_mismatch`: This `Idempotency-Key` was used for another method, path or body. */
+        Error422: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 422 is `idempotency_mismatch`.
+                     * @enum {string}
+                     */
+                    code: "idempotency_mismatch";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `precondition_required`: The `Idempotency-Key` header is missing. */
+        Error428: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 428 is `precondition_required`.
+                     * @enum {string}
+                     */
+                    code: "precondition_required";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `rate_limited`: A limit was reached: `limit` names it; wait `Retry-After` seconds. */
+        Error429_2: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description Whole seconds until the limit that refused resets. */
+                "Retry-After"?: number;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 429 is `rate_limited`.
+                     * @enum {string}
+                     */
+                    code: "rate_limited";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `invalid_request`: A query parameter, header or body field is malformed or unknown; `errors` names each.
+         *     - `unsupported_version`: `Service-Version` is not a version this API accepts; `detail` lists those it does.
+         */
+        Error400_3: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 400 is `invalid_request` or `unsupported_version`.
+                     * @enum {string}
+                     */
+                    code: "invalid_request" | "unsupported_version";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.update` in its `can_write`, or without `customers` in its `can_read`, or `marketing_consent: true` in the body.
+         */
+        Error403_5: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `conflict`: Another customer has this email, or the email or phone is set and cannot be changed or cleared. */
+        Error409_2: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 409 is `conflict`.
+                     * @enum {string}
+                     */
+                    code: "conflict";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `precondition_failed`: `If-Match` names a version the customer no longer has; nothing was written. */
+        Error412: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 412 is `precondition_failed`.
+                     * @enum {string}
+                     */
+                    code: "precondition_failed";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `payload_too_large`: The body is over 64 KiB. */
+        Error413_2: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 413 is `payload_too_large`.
+                     * @enum {string}
+                     */
+                    code: "payload_too_large";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `unsupported_media_type`: The body is not `application/json` in UTF-8. */
+        Error415_2: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 415 is `unsupported_media_type`.
+                     * @enum {string}
+                     */
+                    code: "unsupported_media_type";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.delete` in its `can_write`, or without `customers` in its `can_read`.
+         */
+        Error403_6: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.tags` in its `can_write`, or without `customers` in its `can_read`.
+         */
+        Error403_7: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `not_found`: No record with that id that this key can see (another workspace, the other mode, another type), or no such tag in the workspace. */
+        Error404_2: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 404 is `not_found`.
+                     * @enum {string}
+                     */
+                    code: "not_found";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `conflict`: A request with this `Idempotency-Key` is still running: retry it after `Retry-After` seconds. */
+        Error409_3: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description When the same Idempotency-Key is still running: seconds to wait before retrying it. */
+                "Retry-After"?: number;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 409 is `conflict`.
+                     * @enum {string}
+                     */
+                    code: "conflict";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `precondition_failed`: `If-Match` names a version the customer no longer has; nothing was written. */
+        Error412_2: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 412 is `precondition_failed`.
+                     * @enum {string}
+                     */
+                    code: "precondition_failed";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.tags` in its `can_write`, or without `customers` in its `can_read`.
+         */
+        Error403_8: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `not_found`: No record with that id that this key can see (another workspace, the other mode, another type), or no such tag in the workspace. */
+        Error404_3: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 404 is `not_found`.
+                     * @enum {string}
+                     */
+                    code: "not_found";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.lists` in its `can_write`, or without `customers` in its `can_read`.
+         */
+        Error403_9: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `not_found`: No record with that id that this key can see (another workspace, the other mode, another type), or no such list in the workspace. */
+        Error404_4: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                /** @description On a replayed refusal: the request that made it. */
+                "Original-Request"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 404 is `not_found`.
+                     * @enum {string}
+                     */
+                    code: "not_found";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.lists` in its `can_write`, or without `customers` in its `can_read`.
+         */
+        Error403_10: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /** @description - `not_found`: No record with that id that this key can see (another workspace, the other mode, another type), or no such list in the workspace. */
+        Error404_5: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 404 is `not_found`.
+                     * @enum {string}
+                     */
+                    code: "not_found";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A read only key, or a restricted key without `test_data.delete` in its `can_write`, or a live key.
+         */
+        Error403_11: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `tags` in its `can_read`.
+         */
+        Error403_12: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `lists` in its `can_read`.
+         */
+        Error403_13: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `bookings` in its `can_read`.
+         */
+        Error403_14: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `orders` in its `can_read`.
+         */
+        Error403_15: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `activities` in its `can_read`.
+         */
+        Error403_16: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `packages` in its `can_read`.
+         */
+        Error403_17: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `events` in its `can_read`.
+         */
+        Error403_18: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `tickets` in its `can_read`.
+         */
+        Error403_19: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: A restricted key without `gift-cards` in its `can_read`.
+         */
+        Error403_20: {
+            headers: {
+                /** @description `req_…`: quote it when reporting a failure. */
+                "Request-Id"?: string;
+                /** @description The version that served the request. */
+                "Service-Version"?: string;
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                "RateLimit-Policy"?: string;
+                /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    /**
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
+                     * @enum {string}
+                     */
+                    code: "key_paused" | "forbidden";
+                } & components["schemas"]["Problem"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -645,50 +2013,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listVenues: {
@@ -818,50 +2148,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveVenue: {
@@ -989,50 +2281,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listCustomers: {
@@ -1237,50 +2492,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     createCustomer: {
@@ -1512,52 +2729,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    /** @description On a replayed refusal: the request that made it. */
-                    "Original-Request"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400_2"];
+            401: components["responses"]["Error401_2"];
+            403: components["responses"]["Error403_4"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429_2"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveCustomer: {
@@ -1758,50 +2940,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     deleteCustomer: {
@@ -1810,7 +2955,7 @@ export interface operations {
             header?: {
                 /** @description The API version, a date. Absent means the current version 2026-10-08. */
                 "service-version"?: "2026-10-08";
-                /** @description The ETag you read ("<version>"); 412 when the customer changed since. */
+                /** @description The `ETag` you read, `"<version>"` (or `*`); 412 `precondition_failed` when the customer changed since, and nothing is written. */
                 "if-match"?: string;
             };
             path: {
@@ -1860,50 +3005,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_6"];
+            404: components["responses"]["Error404"];
+            412: components["responses"]["Error412"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     updateCustomer: {
@@ -1912,7 +3021,7 @@ export interface operations {
             header?: {
                 /** @description The API version, a date. Absent means the current version 2026-10-08. */
                 "service-version"?: "2026-10-08";
-                /** @description The ETag you read ("<version>"); 412 when the customer changed since. */
+                /** @description The `ETag` you read, `"<version>"` (or `*`); 412 `precondition_failed` when the customer changed since, and nothing is written. */
                 "if-match"?: string;
             };
             path: {
@@ -2139,50 +3248,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400_3"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_5"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409_2"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413_2"];
+            415: components["responses"]["Error415_2"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     addCustomerTag: {
@@ -2193,7 +3269,7 @@ export interface operations {
                 "service-version"?: "2026-10-08";
                 /** @description Required (428 without it); reuse it only to retry the same request. */
                 "idempotency-key"?: string;
-                /** @description The ETag you read ("<version>"); 412 when the customer changed since. */
+                /** @description The `ETag` you read, `"<version>"` (or `*`); 412 `precondition_failed` when the customer changed since, and nothing is written. */
                 "if-match"?: string;
             };
             path: {
@@ -2384,52 +3460,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    /** @description On a replayed refusal: the request that made it. */
-                    "Original-Request"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400_2"];
+            401: components["responses"]["Error401_2"];
+            403: components["responses"]["Error403_7"];
+            404: components["responses"]["Error404_2"];
+            409: components["responses"]["Error409_3"];
+            412: components["responses"]["Error412_2"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429_2"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     removeCustomerTag: {
@@ -2438,7 +3481,7 @@ export interface operations {
             header?: {
                 /** @description The API version, a date. Absent means the current version 2026-10-08. */
                 "service-version"?: "2026-10-08";
-                /** @description The ETag you read ("<version>"); 412 when the customer changed since. */
+                /** @description The `ETag` you read, `"<version>"` (or `*`); 412 `precondition_failed` when the customer changed since, and nothing is written. */
                 "if-match"?: string;
             };
             path: {
@@ -2609,50 +3652,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_8"];
+            404: components["responses"]["Error404_3"];
+            412: components["responses"]["Error412"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     addCustomerToList: {
@@ -2663,7 +3670,7 @@ export interface operations {
                 "service-version"?: "2026-10-08";
                 /** @description Required (428 without it); reuse it only to retry the same request. */
                 "idempotency-key"?: string;
-                /** @description The ETag you read ("<version>"); 412 when the customer changed since. */
+                /** @description The `ETag` you read, `"<version>"` (or `*`); 412 `precondition_failed` when the customer changed since, and nothing is written. */
                 "if-match"?: string;
             };
             path: {
@@ -2854,52 +3861,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    /** @description On a replayed refusal: the request that made it. */
-                    "Original-Request"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400_2"];
+            401: components["responses"]["Error401_2"];
+            403: components["responses"]["Error403_9"];
+            404: components["responses"]["Error404_4"];
+            409: components["responses"]["Error409_3"];
+            412: components["responses"]["Error412_2"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429_2"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     removeCustomerFromList: {
@@ -2908,7 +3882,7 @@ export interface operations {
             header?: {
                 /** @description The API version, a date. Absent means the current version 2026-10-08. */
                 "service-version"?: "2026-10-08";
-                /** @description The ETag you read ("<version>"); 412 when the customer changed since. */
+                /** @description The `ETag` you read, `"<version>"` (or `*`); 412 `precondition_failed` when the customer changed since, and nothing is written. */
                 "if-match"?: string;
             };
             path: {
@@ -3077,50 +4051,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_10"];
+            404: components["responses"]["Error404_5"];
+            412: components["responses"]["Error412"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     deleteTestData: {
@@ -3174,50 +4112,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_11"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listTags: {
@@ -3306,50 +4206,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_12"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveTag: {
@@ -3436,50 +4298,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_12"];
+            404: components["responses"]["Error404_3"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listLists: {
@@ -3577,50 +4402,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_13"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveList: {
@@ -3716,50 +4503,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_13"];
+            404: components["responses"]["Error404_5"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listBookings: {
@@ -3972,50 +4722,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_14"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveBooking: {
@@ -4218,50 +4930,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_14"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listOrders: {
@@ -4523,50 +5198,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_15"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveOrder: {
@@ -4818,50 +5455,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_15"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listActivities: {
@@ -5021,50 +5621,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_16"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveActivity: {
@@ -5222,50 +5784,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_16"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listPackages: {
@@ -5446,50 +5971,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_17"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrievePackage: {
@@ -5668,50 +6155,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_17"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listEvents: {
@@ -5873,50 +6323,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_18"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveEvent: {
@@ -6076,50 +6488,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_18"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listTickets: {
@@ -6235,50 +6610,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_19"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveTicket: {
@@ -6386,50 +6723,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_19"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     listGiftCards: {
@@ -6583,50 +6883,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_20"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     retrieveGiftCard: {
@@ -6776,50 +7038,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A client error: see `code` for which one. */
-            "4XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    /** @description On a 429: whole seconds until the limit that refused resets. On a 409 that a retry may resolve (the same Idempotency-Key still running): seconds to wait first. */
-                    "Retry-After"?: number;
-                    /** @description On a 401: `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description On a 405: the methods the path has. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description internal_error: quote request_id when you report it. */
-            "5XX": {
-                headers: {
-                    /** @description `req_…`: quote it when reporting a failure. */
-                    "Request-Id"?: string;
-                    /** @description The version that served the request. */
-                    "Service-Version"?: string;
-                    /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
-                    "RateLimit-Policy"?: string;
-                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_20"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
 }
