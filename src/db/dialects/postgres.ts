@@ -32,7 +32,7 @@ export function createPostgresEngine(url: string, poolSize = 10): Engine {
     name: 'postgres',
     dialect: new PostgresDialect({ pool }),
     // Every COMMIT is durable when it returns (PostgreSQL groups the fsyncs of concurrent commits itself).
-    committed: () => Promise.resolve(),
+    durable: () => Promise.resolve(),
     // A session advisory lock on one pinned connection: several processes, one runner.
     async withJobLock(db, lock, fn) {
       return db.connection().execute(async (conn) => {
