@@ -28,7 +28,8 @@ describe('the CLI and the server on a full disk (SQLite)', { timeout: 180_000 },
   let keyId: string;
   let secret: string;
 
-  const count = async (table: 'workspaces' | 'api_keys' | 'staff' | 'customers' | 'change_log') =>
+  const TABLES = ['workspaces', 'api_keys', 'staff', 'customers', 'change_log'] as const;
+  const count = async (table: (typeof TABLES)[number]) =>
     Number(
       (
         await storage.db
@@ -37,6 +38,7 @@ describe('the CLI and the server on a full disk (SQLite)', { timeout: 180_000 },
           .executeTakeFirstOrThrow()
       ).n,
     );
+  const counts = async () => Promise.all(TABLES.map(count));
 
   /** The WAL emptied, so any COMMIT must grow it; this test's own connection keeps it and its index open. */
   const emptyWal = () => sql`pragma wal_checkpoint(TRUNCATE)`.execute(storage.db);
@@ -67,13 +69,7 @@ describe('the CLI and the server on a full disk (SQLite)', { timeout: 180_000 },
   it('every writing command exits 1 with service_unavailable; keys create prints no secret; nothing is stored', async () => {
     const file = join(dirname(storage.url), 'import.ndjson');
     writeFileSync(file, r.ndjson([r.tag(), r.customer({ email: 'imported@example.com' })]));
-    const before = {
-      workspaces: await count('workspaces'),
-      api_keys: await count('api_keys'),
-      staff: await count('staff'),
-      customers: await count('customers'),
-      change_log: await count('change_log'),
-    };
+    const before = await counts();
     const commands = [
       ['workspace', 'create', '--name', 'Nowhere'],
       ['keys', 'create', '--workspace', workspaceId, '--name', 'lost', '--mode', 'test', '--access', 'read_write'],
@@ -92,13 +88,7 @@ describe('the CLI and the server on a full disk (SQLite)', { timeout: 180_000 },
       });
       expect(run.stdout + run.stderr, what).not.toMatch(/vw_(test|live)_/);
     }
-    expect({
-      workspaces: await count('workspaces'),
-      api_keys: await count('api_keys'),
-      staff: await count('staff'),
-      customers: await count('customers'),
-      change_log: await count('change_log'),
-    }).toEqual(before);
+    expect(await counts()).toEqual(before);
   });
 
   it('the server starts, serves reads, answers writes 503 with Retry-After, and recovers once there is room', async () => {

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { unavailableReason } from '../../db/unavailable.ts';
 import type { Writer } from '../../db/write.ts';
 import { MINUTE_MS, type Clock } from '../../lib/time.ts';
 import type { StaffRole } from '../workspaces/workspace.service.ts';
@@ -54,8 +55,14 @@ export async function resolveSession(
     await store.write((tx) => deleteSession(tx, hash));
     return null;
   }
-  // Once a minute is enough to keep the idle clock honest without a write per page.
-  if (now - row.last_seen_at >= MINUTE_MS) await store.write((tx) => touchSession(tx, hash, now));
+  // Once a minute is enough to keep the idle clock honest without a write per page. A touch
+  // that cannot be written (a full disk) does not stop the page: the next request tries again.
+  if (now - row.last_seen_at >= MINUTE_MS)
+    await store
+      .write((tx) => touchSession(tx, hash, now))
+      .catch((err: unknown) => {
+        if (!unavailableReason(err)) throw err;
+      });
   return {
     staffId: row.staff_id,
     workspaceId: row.workspace_id,
