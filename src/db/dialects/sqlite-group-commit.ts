@@ -106,12 +106,14 @@ export class GroupCommitDriver extends SqliteDriver {
     const check = (err: unknown) => {
       if (this.group && !this.database.inTransaction) this.abandon(this.group, err);
     };
+    // better-sqlite3 runs a statement synchronously (Kysely's SqliteConnection throws at once),
+    // so the checks add no promise of their own to every statement.
     return {
-      executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
-        if (this.current?.failure) throw this.current.failure;
-        let result: QueryResult<R>;
+      executeQuery: <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
+        if (this.current?.failure) return Promise.reject(this.current.failure);
+        let result: Promise<QueryResult<R>>;
         try {
-          result = await inner.executeQuery<R>(query);
+          result = inner.executeQuery<R>(query);
         } catch (err) {
           check(err);
           throw err;
@@ -119,7 +121,7 @@ export class GroupCommitDriver extends SqliteDriver {
         if (this.current && this.group === this.current && !this.database.inTransaction) {
           const err = new DatabaseUnavailable('down', 'the transaction of a group commit ended before its COMMIT');
           check(err);
-          throw err;
+          return Promise.reject(err);
         }
         return result;
       },
