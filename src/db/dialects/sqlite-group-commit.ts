@@ -25,14 +25,15 @@ import type { BackgroundCheckpointer } from './sqlite-checkpointer.ts';
  *
  * A transaction learns its own group (`durable()`, inside it) and is durable once that
  * group's COMMIT succeeded; src/db/write.ts waits for it. A group settles exactly once:
- * committed, its COMMIT failed, or SQLite rolled it back as a whole (a full disk or an I/O
- * error ends the whole transaction, not one savepoint). Each rejects every transaction of
- * the group with that error, and the next transaction begins a new group. A read in
- * between sees a group's rows a moment before they are durable.
+ * committed; or failed, because its COMMIT failed or SQLite rolled it back as a whole (a
+ * full disk or an I/O error can end the whole transaction, not one savepoint). A failed
+ * group rejects every transaction it held with that error, at once, and the next
+ * transaction begins a new group. A read in between sees a group's rows a moment before
+ * they are durable.
  */
 const SAVEPOINT = 'venue_write';
 
-export class Group {
+class Group {
   readonly promise: Promise<void>;
   /** Set once the group settled with an error; later statements of its transaction fail with it. */
   failure: unknown = null;
