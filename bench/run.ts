@@ -114,7 +114,7 @@ async function seed(databaseUrl: string): Promise<Prepared & { secret: string; i
   const storage = await openStorage(databaseUrl);
   try {
     await migrate(storage);
-    const ws = await createWorkspace(storage.db, Date.now, { name: 'Bench', requestsPerMinute: UNLIMITED });
+    const ws = await createWorkspace(storage, Date.now, { name: 'Bench', requestsPerMinute: UNLIMITED });
     const started = Date.now();
     let shown = 0;
     const counts = await seedWorkspace(storage, {
@@ -128,7 +128,7 @@ async function seed(databaseUrl: string): Promise<Prepared & { secret: string; i
       },
     });
     const seedSeconds = (Date.now() - started) / 1000;
-    const { secret } = await createKey(storage.db, Date.now, {
+    const { secret } = await createKey(storage, Date.now, {
       workspaceId: ws.id,
       name: 'bench',
       mode: 'live',

@@ -51,7 +51,13 @@ export interface App {
 /** The Fastify instance with its plugins and routes; it does not listen (CONVENTIONS 1). */
 export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? systemClock;
-  const keys = deps.keys ?? new KeyCache(deps.storage.db, config.keyRefreshMs, clock);
+  // The logger exists only once Fastify does; answers below the API log through it.
+  let log: FastifyInstance['log'] | null = null;
+  const keys =
+    deps.keys ??
+    new KeyCache(deps.storage.db, config.keyRefreshMs, clock, (err) =>
+      log?.warn({ err }, 'refreshing the key cache failed; retried at the next poll'),
+    );
   // DECISIONS: HTTPS directly when TLS_CERT and TLS_KEY name PEM files, else behind a proxy.
   // Slow clients: a request must arrive in full within REQUEST_TIMEOUT_MS,
   // headers included, and Node checks for late ones every second (its default is every 30 s).
@@ -64,8 +70,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     config.tlsCert && config.tlsKey
       ? { https: { ...timing, cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } }
       : { http: timing };
-  // The logger exists only once Fastify does; answers below the API log through it.
-  let log: FastifyInstance['log'] | null = null;
   const app = Fastify({
     ...server,
     requestTimeout: config.requestTimeoutMs,
@@ -112,7 +116,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await app.register(requestContext);
   await app.register(refuseWhileClosing);
   await app.register(securityHeaders);
-  const limitStore = deps.limitStore ?? (await openLimitStore(config, deps.storage.db, clock(), app.log));
+  const limitStore = deps.limitStore ?? (await openLimitStore(config, deps.storage, clock(), app.log));
   if (!deps.limitStore) app.addHook('onClose', async () => limitStore.close());
   app.decorate('limitStore', limitStore);
   await app.register(metricsPlugin, { db: deps.storage.db, limits: limitStore });
@@ -123,10 +127,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await app.register(versionCheck);
   await app.register(strictRequest);
   await app.register(access);
-  app.decorate('writes', new WritePipeline(deps.storage.db, deps.storage.engine));
+  app.decorate('writes', new WritePipeline(deps.storage, deps.storage.engine));
   app.decorate('errorsUrl', config.errorsUrl);
   await app.register(idempotency);
-  const tracker = new ActivityTracker(deps.storage.db, deps.storage.engine, clock, {
+  const tracker = new ActivityTracker(deps.storage, deps.storage.engine, clock, {
     onError: (err) => app.log.error({ err }, 'writing key activity failed; kept for the next flush'),
   });
   await app.register(activityTracking, { tracker });
@@ -139,6 +143,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     errorsUrl: config.errorsUrl,
     metricsToken: config.metricsToken,
     limits: () => (limitStore.backend === 'memory' ? 'local' : limitStore.degraded ? 'local_fallback' : 'shared'),
+    writes: () => deps.storage.writeHealth(),
   });
   await app.register(resourceRoutes, { db: deps.storage.db, json: deps.storage.engine.json });
   // The developer settings: its own scope, so its headers, cookies and forms stay off the API.

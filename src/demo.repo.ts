@@ -1,5 +1,4 @@
-import type { Transaction } from 'kysely';
-import type { Database, Db } from './db/schema.ts';
+import type { Database, Db, Tx } from './db/schema.ts';
 
 /** What the first-start demo (demo.ts) reads and writes: its record in `meta`, and its workspace's rows. */
 export async function readMeta(db: Db, name: string): Promise<string | null> {
@@ -7,29 +6,27 @@ export async function readMeta(db: Db, name: string): Promise<string | null> {
   return row?.value ?? null;
 }
 
-export async function insertMeta(tx: Transaction<Database>, name: string, value: string): Promise<void> {
+export async function insertMeta(tx: Tx, name: string, value: string): Promise<void> {
   await tx.insertInto('meta').values({ name, value }).execute();
 }
 
-export async function updateMeta(db: Db, name: string, value: string): Promise<void> {
-  await db.updateTable('meta').set({ value }).where('name', '=', name).execute();
+export async function updateMeta(tx: Tx, name: string, value: string): Promise<void> {
+  await tx.updateTable('meta').set({ value }).where('name', '=', name).execute();
 }
 
 export async function anyWorkspace(db: Db): Promise<boolean> {
   return (await db.selectFrom('workspaces').select('id').limit(1).executeTakeFirst()) !== undefined;
 }
 
-/** Every row of one workspace in the tables named, children first, in one transaction. */
+/** Every row of one workspace in the tables named, children first. */
 export async function deleteWorkspaceRows(
-  db: Db,
+  tx: Tx,
   tables: readonly (keyof Database & string)[],
   workspaceId: string,
 ): Promise<void> {
-  await db.transaction().execute(async (tx) => {
-    for (const table of tables)
-      await tx
-        .deleteFrom(table as 'customers')
-        .where('workspace_id', '=', workspaceId)
-        .execute();
-  });
+  for (const table of tables)
+    await tx
+      .deleteFrom(table as 'customers')
+      .where('workspace_id', '=', workspaceId)
+      .execute();
 }

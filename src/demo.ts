@@ -4,7 +4,7 @@ import { CURRENT_VERSION } from './http/request-context.ts';
 import { randomBase62 } from './lib/ids.ts';
 import type { Clock } from './lib/time.ts';
 import { createKey } from './resources/keys/key.service.ts';
-import { addStaff, createWorkspace } from './resources/workspaces/workspace.service.ts';
+import { addStaff, insertNewWorkspace } from './resources/workspaces/workspace.service.ts';
 // The seeder pulls in faker: loaded only when a demo is actually made (finishDemo).
 import type { seedWorkspace } from './seed/seed.service.ts';
 
@@ -79,8 +79,8 @@ async function readDemo(storage: Storage): Promise<DemoRecord | PendingDemo | nu
 }
 
 async function startDemo(storage: Storage, clock: Clock): Promise<PendingDemo> {
-  return storage.db.transaction().execute(async (tx) => {
-    const ws = await createWorkspace(tx, clock, { name: 'Demo Venues' });
+  return storage.write(async (tx) => {
+    const ws = await insertNewWorkspace(tx, clock, { name: 'Demo Venues' });
     const pending: PendingDemo = {
       status: 'pending',
       workspace_id: ws.id,
@@ -94,23 +94,22 @@ async function startDemo(storage: Storage, clock: Clock): Promise<PendingDemo> {
 
 /** What an interrupted start left of the demo workspace, removed in one transaction. */
 async function clearDemo(storage: Storage, workspaceId: string): Promise<void> {
-  await deleteWorkspaceRows(storage.db, DEMO_TABLES, workspaceId);
+  await storage.write((tx) => deleteWorkspaceRows(tx, DEMO_TABLES, workspaceId));
 }
 
 async function finishDemo(storage: Storage, clock: Clock, pending: PendingDemo, deps: DemoDeps): Promise<DemoOutcome> {
-  const { db } = storage;
   const ws = pending.workspace_id;
   const seed = deps.seed ?? (await import('./seed/seed.service.ts')).seedWorkspace;
   await seed(storage, { workspaceId: ws, customers: DEMO_CUSTOMERS, now: clock() });
   const password = randomBase62(16);
-  const owner = await addStaff(db, clock, {
+  const owner = await addStaff(storage, clock, {
     workspaceId: ws,
     email: 'owner@example.com',
     name: 'Demo Owner',
     role: 'owner',
     password,
   });
-  const { key, secret } = await createKey(db, clock, {
+  const { key, secret } = await createKey(storage, clock, {
     workspaceId: ws,
     name: 'Demo test key',
     mode: 'test',
@@ -126,7 +125,7 @@ async function finishDemo(storage: Storage, clock: Clock, pending: PendingDemo, 
     key_id: key.id,
     created_at: pending.created_at,
   };
-  await updateMeta(db, DEMO_META, JSON.stringify(demo));
+  await storage.write((tx) => updateMeta(tx, DEMO_META, JSON.stringify(demo)));
   return { kind: 'created', demo, password, secret };
 }
 

@@ -38,12 +38,12 @@ export async function serve(overrides: { port?: number; host?: string } = {}): P
   app.activity.start();
   // DECISIONS "Unusual activity": hourly; the job lock and hour claim make it once in total.
   const activityCheck = new HourlyActivityCheck(
-    { db: storage.db, engine: storage.engine, clock: systemClock, mail: config, log: app.log },
+    { store: storage, engine: storage.engine, clock: systemClock, mail: config, log: app.log },
     { beforeRun: () => app.activity.flush() },
   );
   activityCheck.start();
   // DECISIONS: stored POST answers kept 24 hours, the change log 365 days.
-  const retention = new RetentionJobs({ db: storage.db, engine: storage.engine, clock: systemClock, log: app.log });
+  const retention = new RetentionJobs({ store: storage, engine: storage.engine, clock: systemClock, log: app.log });
   retention.start();
   // Planner statistics drift as tables grow; SQLite in particular then picks wrong indexes.
   const statistics = setInterval(() => {

@@ -25,7 +25,7 @@ export function activityCheckCommand(): Command {
     .action(async (opts: { json?: boolean }) => {
       const result = await withStorage(({ config, storage, clock }) =>
         runActivityCheck({
-          db: storage.db,
+          store: storage,
           engine: storage.engine,
           clock,
           mail: { smtpUrl: config.smtpUrl, mailFrom: config.mailFrom },

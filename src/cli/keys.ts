@@ -64,7 +64,7 @@ async function create(opts: CreateOptions): Promise<void> {
   if (!opts.restricted && (opts.canRead || opts.canWrite))
     throw invalid('--can-read and --can-write need --restricted');
   const { key, secret } = await withStorage(({ storage, clock }) =>
-    createKey(storage.db, clock, {
+    createKey(storage, clock, {
       workspaceId: opts.workspace,
       name: opts.name,
       mode: opts.mode as 'test' | 'live',
@@ -136,7 +136,7 @@ export function keysCommand(): Command {
       .argument('<key>', 'the key_ id')
       .option('--json', 'print one JSON document')
       .action(async (keyId: string, opts: { json?: boolean }) => {
-        const key = await withStorage(({ storage, clock }) => changeKeyStatus(storage.db, clock, keyId, move));
+        const key = await withStorage(({ storage, clock }) => changeKeyStatus(storage, clock, keyId, move));
         printResult(opts.json, describeKey(key), () => `${past} ${oneLine(key)}`);
       });
   }

@@ -1,6 +1,7 @@
 import { CommanderError, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, postgresBounds, type Config } from '../config.ts';
 import { migrate, openStorage, type Storage } from '../db/index.ts';
+import { unavailableReason } from '../db/unavailable.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import { systemClock, type Clock } from '../lib/time.ts';
 
@@ -20,18 +21,28 @@ export interface CliContext {
  */
 const CLI_BUSY_TIMEOUT_MS = 10_000;
 
+/**
+ * Every write of a command goes through the write path, so it has returned only once durable
+ * (or failed); the command prints its answer after this resolves. A failed last COMMIT at
+ * close fails the command too, so nothing is reported that was not stored; when the command
+ * already failed, its own error is the one reported.
+ */
 export async function withStorage<T>(fn: (ctx: CliContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const storage = await openStorage(config.databaseUrl, {
     sqliteBusyTimeoutMs: CLI_BUSY_TIMEOUT_MS,
     postgres: postgresBounds(config, 'bulk'),
   });
+  let value: T;
   try {
     await migrate(storage);
-    return await fn({ config, storage, clock: systemClock });
-  } finally {
-    await storage.close();
+    value = await fn({ config, storage, clock: systemClock });
+  } catch (err) {
+    await storage.close().catch(() => undefined);
+    throw err;
   }
+  await storage.close();
+  return value;
 }
 
 /** `--json` prints exactly one JSON document on stdout; otherwise readable text. */
@@ -48,7 +59,8 @@ export function wantsJson(argv: string[]): boolean {
 /**
  * A failure as the one JSON document `--json` promises (DECISIONS "Operator CLI"): the
  * API's error code where the failure is one of its errors, `invalid_request` for a usage
- * or configuration mistake, `internal_error` for anything else.
+ * or configuration mistake, `service_unavailable` when the database cannot serve now (a
+ * full disk, an outage: nothing was written, try again), `internal_error` for anything else.
  */
 export function failureDocument(err: unknown, message: string): { error: { code: ErrorCode; message: string } } {
   const code: ErrorCode =
@@ -56,7 +68,9 @@ export function failureDocument(err: unknown, message: string): { error: { code:
       ? err.code
       : err instanceof CommanderError || err instanceof ConfigError
         ? 'invalid_request'
-        : 'internal_error';
+        : unavailableReason(err)
+          ? 'service_unavailable'
+          : 'internal_error';
   return { error: { code, message } };
 }
 

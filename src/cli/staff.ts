@@ -25,7 +25,7 @@ export function staffCommand(): Command {
         json?: boolean;
       }) => {
         const member = await withStorage(({ storage, clock }) =>
-          addStaff(storage.db, clock, {
+          addStaff(storage, clock, {
             workspaceId: opts.workspace,
             email: opts.email,
             name: opts.name,
@@ -51,7 +51,7 @@ export function staffCommand(): Command {
     .option('--json', 'print one JSON document')
     .action(async (opts: { workspace: string; email: string; password: string; json?: boolean }) => {
       const result = await withStorage(({ storage, clock }) =>
-        setStaffPassword(storage.db, clock, {
+        setStaffPassword(storage, clock, {
           workspaceId: opts.workspace,
           email: opts.email,
           password: opts.password,

@@ -20,8 +20,8 @@ export function workspaceCommand(): Command {
     .action(async (opts: { name: string; limit?: [string, number]; json?: boolean }) => {
       const ws = await withStorage(({ storage, clock }) =>
         opts.limit
-          ? createWorkspace(storage.db, clock, { name: opts.name, ...limitInput(opts.limit) })
-          : createWorkspace(storage.db, clock, { name: opts.name }),
+          ? createWorkspace(storage, clock, { name: opts.name, ...limitInput(opts.limit) })
+          : createWorkspace(storage, clock, { name: opts.name }),
       );
       printResult(opts.json, ws, () => `Created workspace ${describe(ws)}`);
     });
@@ -34,7 +34,7 @@ export function workspaceCommand(): Command {
     .option('--json', 'print one JSON document')
     .action(async (workspaceId: string, limit: [string, number], opts: { json?: boolean }) => {
       const ws = await withStorage(({ storage, clock }) =>
-        setWorkspaceLimit(storage.db, clock, workspaceId, limit[0], limit[1]),
+        setWorkspaceLimit(storage, clock, workspaceId, limit[0], limit[1]),
       );
       printResult(opts.json, ws, () => `Updated workspace ${describe(ws)}`);
     });

@@ -3,8 +3,8 @@ import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Engine } from '../db/dialects/types.ts';
-import type { Db } from '../db/schema.ts';
+import type { Storage } from '../db/index.ts';
+import { RETRY_AFTER_SECONDS, unavailableReason } from '../db/unavailable.ts';
 import { ApiError } from '../errors.ts';
 import type { Clock } from '../lib/time.ts';
 import type { LimitStore } from '../limits/limit-store.ts';
@@ -24,7 +24,7 @@ declare module 'fastify' {
 }
 
 export interface ConsoleOptions {
-  storage: { db: Db; engine: Engine };
+  storage: Pick<Storage, 'db' | 'engine' | 'write'>;
   clock: Clock;
   limits: LimitStore;
   /** Whether emails go to an SMTP server (else they wait in the outbox). */
@@ -70,19 +70,12 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   app.decorateRequest('staff', null);
   app.addHook('onRequest', async (request) => {
     if (request.url.startsWith('/console/assets/')) return; // the stylesheet needs no database read
-    request.staff = await resolveSession(options.storage.db, options.clock, request.cookies[SESSION_COOKIE]);
+    request.staff = await resolveSession(options.storage, options.clock, request.cookies[SESSION_COOKIE]);
   });
   // Every form posts its token; a POST without the right one changes nothing (403).
   app.addHook('preValidation', (request, reply, done) => {
     if (request.method === 'POST') app.csrfProtection(request, reply, done);
     else done();
-  });
-
-  // A form's answer waits for what it wrote to be durable: SQLite commits writes in groups
-  // (src/db/dialects/sqlite.ts), as the API's write pipeline waits for them too.
-  app.addHook('onSend', async (request, _reply, payload) => {
-    if (request.method === 'POST') await options.storage.engine.committed();
-    return payload;
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => renderError(error, request, reply));
@@ -128,6 +121,17 @@ function renderError(error: FastifyError, request: FastifyRequest, reply: Fastif
     );
   }
   if (error instanceof ApiError) return render(reply, error.status, errorPage(ctx, 'Not possible', error.detail));
+  const reason = unavailableReason(error);
+  if (reason) {
+    // As the API answers (DECISIONS "HTTP and errors"): the database cannot serve now; retry, not 500.
+    request.log.warn({ err: error, reason }, 'the database could not serve the console; answered 503');
+    reply.header('Retry-After', String(RETRY_AFTER_SECONDS[reason]));
+    return render(
+      reply,
+      503,
+      errorPage(ctx, 'Try again shortly', 'The database cannot take this just now. Go back and try again in a moment.'),
+    );
+  }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
     return render(

@@ -1,7 +1,7 @@
-import { sql, type Expression, type Transaction } from 'kysely';
+import { sql, type Expression } from 'kysely';
 import type { Engine } from '../db/dialects/types.ts';
 import { filterColumnNames, fromApiRecord, toDocRow, type DocTable } from '../db/doc-rows.ts';
-import type { CustomerListTable, CustomerTable, CustomerTagTable, Database, Queryable } from '../db/schema.ts';
+import type { CustomerListTable, CustomerTable, CustomerTagTable, Queryable, Tx } from '../db/schema.ts';
 import type { Customer } from '../resources/customers/customer.schema.ts';
 import { group, logImportedCustomers, type CustomerLinks, type ImportedCustomer } from './customer-log.ts';
 import type { TableName } from './record-kinds.ts';
@@ -61,17 +61,17 @@ function copied(row: Rec, keep: string[] = []): string[] {
   return Object.keys(row).filter((c) => !['id', 'workspace_id', 'updated_at', ...keep].includes(c));
 }
 
-export async function writeDocs(db: Queryable, engine: Engine, table: DocTable, workspaceId: string, records: Rec[]) {
+export async function writeDocs(tx: Tx, engine: Engine, table: DocTable, workspaceId: string, records: Rec[]) {
   const rows = records.map((r) => toDocRow(table, workspaceId, fromApiRecord(r)));
   const columns = ['created_at', 'data', ...filterColumnNames(table)];
-  await upsert(db, engine, table, workspaceId, rows, {
+  await upsert(tx, engine, table, workspaceId, rows, {
     ...fromExcluded(columns),
     updated_at: laterUpdatedAt(engine, table),
   });
 }
 
 export async function writeVocabulary(
-  db: Queryable,
+  tx: Tx,
   engine: Engine,
   table: 'tags' | 'lists',
   workspaceId: string,
@@ -86,7 +86,7 @@ export async function writeVocabulary(
     updated_at: Date.parse(r.updated_at),
   }));
   if (rows.length === 0) return;
-  await upsert(db, engine, table, workspaceId, rows, {
+  await upsert(tx, engine, table, workspaceId, rows, {
     ...fromExcluded(copied(rows[0]!)),
     updated_at: laterUpdatedAt(engine, table),
   });
@@ -141,18 +141,12 @@ async function insertAll(db: Queryable, engine: Engine, table: 'customer_tags' |
  * written gets its change-log row in this same transaction (DECISIONS "Change log and
  * undo"): an undo then sees the import as a later change by someone else.
  */
-export async function writeCustomers(
-  db: Transaction<Database>,
-  engine: Engine,
-  workspaceId: string,
-  records: Customer[],
-  at: number,
-) {
+export async function writeCustomers(tx: Tx, engine: Engine, workspaceId: string, records: Customer[], at: number) {
   if (records.length === 0) return;
   const ids = records.map((c) => c.id);
   // Held until commit: nobody changes them between this read and the write below.
-  const stored = await holdCustomers(db, workspaceId, ids);
-  const linksBefore = await linksOf(db, workspaceId, ids);
+  const stored = await holdCustomers(tx, workspaceId, ids);
+  const linksBefore = await linksOf(tx, workspaceId, ids);
   const rows = records.map((c) => customerRow(c, workspaceId));
   // DECISIONS "Customers": version changes on every change; an import is one.
   const set = {
@@ -160,17 +154,17 @@ export async function writeCustomers(
     version: sql<number>`${sql.ref('customers.version')} + 1`,
     updated_at: laterUpdatedAt(engine, 'customers'),
   };
-  const written = await upsert(db, engine, 'customers', workspaceId, rows, set, ['id', 'version']);
+  const written = await upsert(tx, engine, 'customers', workspaceId, rows, set, ['id', 'version']);
   const versions = new Map(written.map((r) => [r.id as string, Number(r.version)]));
   const mine = records.filter((c) => versions.has(c.id));
   if (mine.length === 0) return;
   const mineIds = mine.map((c) => c.id);
-  await db
+  await tx
     .deleteFrom('customer_tags')
     .where('workspace_id', '=', workspaceId)
     .where('customer_id', 'in', mineIds)
     .execute();
-  await db
+  await tx
     .deleteFrom('customer_lists')
     .where('workspace_id', '=', workspaceId)
     .where('customer_id', 'in', mineIds)
@@ -197,11 +191,11 @@ export async function writeCustomers(
       added_by_key_id: keptKey('lists', c.id, l.id),
     })),
   );
-  await insertAll(db, engine, 'customer_tags', tags);
-  await insertAll(db, engine, 'customer_lists', lists);
+  await insertAll(tx, engine, 'customer_tags', tags);
+  await insertAll(tx, engine, 'customer_lists', lists);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const imported: ImportedCustomer[] = mineIds.map((id) => ({ row: byId.get(id)!, version: versions.get(id)! }));
-  await logImportedCustomers(db, engine, { workspaceId, at }, imported, stored, linksBefore, { tags, lists });
+  await logImportedCustomers(tx, engine, { workspaceId, at }, imported, stored, linksBefore, { tags, lists });
 }
 
 const BATCH = 500;
@@ -217,11 +211,7 @@ function chunks<T>(items: T[]): T[][] {
  * ends (an UPDATE that changes nothing takes the row lock on PostgreSQL; SQLite's write
  * transaction is already the only one), so what the log says they were is what was replaced.
  */
-export async function holdCustomers(
-  tx: Queryable,
-  workspaceId: string,
-  ids: string[],
-): Promise<Map<string, CustomerTable>> {
+export async function holdCustomers(tx: Tx, workspaceId: string, ids: string[]): Promise<Map<string, CustomerTable>> {
   const held = new Map<string, CustomerTable>();
   for (const part of chunks([...ids].sort())) {
     const rows = await tx

@@ -122,8 +122,8 @@ async function existingFor(storage: Storage, candidates: LineInfo[]) {
 }
 
 async function writeBatch(storage: Storage, workspaceId: string, batch: Map<TableName, Rec[]>, clock: Clock) {
-  const { db, engine } = storage;
-  await db.transaction().execute(async (tx) => {
+  const { engine } = storage;
+  await storage.write(async (tx) => {
     for (const [table, records] of batch) {
       if (records.length === 0) continue;
       if (table === 'customers') await writeCustomers(tx, engine, workspaceId, records as Customer[], clock());

@@ -1,5 +1,5 @@
 import type { Engine } from '../db/dialects/types.ts';
-import type { Db } from '../db/schema.ts';
+import type { Writer } from '../db/write.ts';
 import { DAY_MS, type Clock } from '../lib/time.ts';
 import { findKeyById } from '../resources/keys/key.repo.ts';
 import { changeKeyStatus } from '../resources/keys/key.service.ts';
@@ -23,7 +23,7 @@ import { notifyKeyPaused, type MailSettings } from './pause-email.ts';
 export const JOB_LOCK = 'activity-check';
 
 export interface ActivityCheckDeps {
-  db: Db;
+  store: Writer;
   engine: Engine;
   clock: Clock;
   mail: MailSettings;
@@ -54,11 +54,12 @@ const BATCH = 500;
 async function judgeBatch(deps: ActivityCheckDeps, keys: CandidateKey[], now: number): Promise<PausedKey[]> {
   const ids = keys.map((k) => k.id);
   const hour = judgedHour(now);
+  const { db } = deps.store;
   const [customers, workspaceCustomers, lastHour, history] = await Promise.all([
-    customersSentSince(deps.db, ids, now - DAY_MS),
-    liveCustomerCounts(deps.db, [...new Set(keys.map((k) => k.workspace_id))]),
-    requestsBetween(deps.db, ids, hour.from, hour.to),
-    requestsBetween(deps.db, ids, hour.from - HISTORY_MS, hour.from),
+    customersSentSince(db, ids, now - DAY_MS),
+    liveCustomerCounts(db, [...new Set(keys.map((k) => k.workspace_id))]),
+    requestsBetween(db, ids, hour.from, hour.to),
+    requestsBetween(db, ids, hour.from - HISTORY_MS, hour.from),
   ]);
   const paused: PausedKey[] = [];
   for (const key of keys) {
@@ -75,11 +76,11 @@ async function judgeBatch(deps: ActivityCheckDeps, keys: CandidateKey[], now: nu
     );
     if (!verdict) continue;
     // Re-read: a person may have paused, resumed or revoked it while we were counting.
-    const current = await findKeyById(deps.db, key.id);
+    const current = await findKeyById(db, key.id);
     if (current?.status !== 'active') continue;
-    const done = await changeKeyStatus(deps.db, deps.clock, key.id, 'pause', verdict.reason);
+    const done = await changeKeyStatus(deps.store, deps.clock, key.id, 'pause', verdict.reason);
     const pausedAt = done.pausedAt ?? now;
-    const mailed = await notifyKeyPaused(deps.db, deps.clock, deps.mail, {
+    const mailed = await notifyKeyPaused(deps.store, deps.clock, deps.mail, {
       workspaceId: key.workspace_id,
       keyId: key.id,
       keyName: key.name,
@@ -102,10 +103,10 @@ async function judgeBatch(deps: ActivityCheckDeps, keys: CandidateKey[], now: nu
 }
 
 async function check(deps: ActivityCheckDeps, now: number): Promise<ActivityCheckResult> {
-  const keys = await liveActiveKeys(deps.db, now);
+  const keys = await liveActiveKeys(deps.store.db, now);
   const paused: PausedKey[] = [];
   for (let i = 0; i < keys.length; i += BATCH) paused.push(...(await judgeBatch(deps, keys.slice(i, i + BATCH), now)));
-  await purgeActivity(deps.db, now);
+  await purgeActivity(deps.store, now);
   return { ran: true, checked_at: new Date(now).toISOString(), keys_checked: keys.length, paused };
 }
 
@@ -125,8 +126,8 @@ export async function runActivityCheck(
     keys_checked: 0,
     paused: [],
   };
-  const outcome = await deps.engine.withJobLock(deps.db, JOB_LOCK, async () => {
-    if (options.hourly && !(await claimHour(deps.db, judgedHour(now).to))) return skipped;
+  const outcome = await deps.engine.withJobLock(deps.store.db, JOB_LOCK, async () => {
+    if (options.hourly && !(await deps.store.write((tx) => claimHour(tx, judgedHour(now).to)))) return skipped;
     return check(deps, now);
   });
   return outcome.ran && outcome.value ? outcome.value : skipped;

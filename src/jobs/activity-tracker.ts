@@ -1,5 +1,6 @@
 import type { Engine } from '../db/dialects/types.ts';
-import type { Db, KeyActivityHourTable, KeyCustomerReadTable } from '../db/schema.ts';
+import type { KeyActivityHourTable, KeyCustomerReadTable } from '../db/schema.ts';
+import type { Writer } from '../db/write.ts';
 import type { Clock } from '../lib/time.ts';
 import { markKeysUsed } from '../resources/keys/key.repo.ts';
 import { addHourlyRequests, hourStart, markCustomersSent } from './activity.repo.ts';
@@ -36,7 +37,7 @@ export class ActivityTracker {
   private readonly maxBuffered: number;
 
   constructor(
-    private readonly db: Db,
+    private readonly store: Writer,
     private readonly engine: Engine,
     private readonly clock: Clock,
     private readonly options: TrackerOptions = {},
@@ -102,7 +103,7 @@ export class ActivityTracker {
     if (hours.length === 0 && reads.length === 0 && used.size === 0) return;
     try {
       // One transaction: a failed flush leaves nothing half-counted, so it can be retried.
-      await this.db.transaction().execute(async (tx) => {
+      await this.store.write(async (tx) => {
         if (hours.length > 0) await addHourlyRequests(tx, this.engine, hours);
         if (reads.length > 0) await markCustomersSent(tx, reads);
         if (used.size > 0) await markKeysUsed(tx, used);
@@ -138,10 +139,17 @@ export class ActivityTracker {
     this.timer = setTimeout(tick, this.flushMs).unref();
   }
 
-  /** Stops the timer and writes what is left (called when the app closes). */
+  /**
+   * Stops the timer and writes what is left (called when the app closes). A failed write
+   * (a full disk) goes to onError when there is one: losing a few counts must not stop a close.
+   */
   async stop(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.flush();
+    const { onError } = this.options;
+    await this.flush().catch((err) => {
+      if (!onError) throw err;
+      onError(err);
+    });
   }
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Engine } from '../db/dialects/types.ts';
-import type { Db, KeyActivityHourTable, KeyCustomerReadTable } from '../db/schema.ts';
+import type { Db, KeyActivityHourTable, KeyCustomerReadTable, Tx } from '../db/schema.ts';
+import type { Writer } from '../db/write.ts';
 import { DAY_MS } from '../lib/time.ts';
 import { PreparedInsertMany } from '../db/prepared.ts';
 import { deleteInBatches } from './batches.ts';
@@ -19,9 +20,9 @@ function chunks<T>(rows: T[], size: number): T[][] {
 }
 
 /** Adds request counts to their key-hour rows (an upsert that sums, on both engines). */
-export async function addHourlyRequests(db: Db, engine: Engine, rows: KeyActivityHourTable[]): Promise<void> {
+export async function addHourlyRequests(tx: Tx, engine: Engine, rows: KeyActivityHourTable[]): Promise<void> {
   for (const batch of chunks(rows, engine.maxInsertRows(4))) {
-    await db
+    await tx
       .insertInto('key_activity_hours')
       .values(batch)
       .onConflict((oc) =>
@@ -58,8 +59,8 @@ function byPrimaryKey(a: KeyCustomerReadTable, b: KeyCustomerReadTable): number 
  * primary-key order: customer ids are random, so in the order they were sent each row lands
  * on a random page of the key's index; sorted, the batch walks the index once.
  */
-export async function markCustomersSent(db: Db, rows: KeyCustomerReadTable[]): Promise<void> {
-  await SENT.run(db, rows.slice().sort(byPrimaryKey));
+export async function markCustomersSent(tx: Tx, rows: KeyCustomerReadTable[]): Promise<void> {
+  await SENT.run(tx, rows.slice().sort(byPrimaryKey));
 }
 
 export interface CandidateKey {
@@ -138,8 +139,8 @@ export async function requestsBetween(
  * One batch of customer sends older than `before`, picked by primary key through the
  * last_seen_at index (005): a key that synced a whole workspace goes `limit` rows at a time.
  */
-export async function deleteCustomerReadsBatch(db: Db, before: number, limit: number): Promise<number> {
-  const result = await db
+export async function deleteCustomerReadsBatch(tx: Tx, before: number, limit: number): Promise<number> {
+  const result = await tx
     .deleteFrom('key_customer_reads')
     .where(({ eb, refTuple, selectFrom }) =>
       eb(
@@ -156,15 +157,17 @@ export async function deleteCustomerReadsBatch(db: Db, before: number, limit: nu
   return Number(result.numDeletedRows);
 }
 
-/** Drops activity older than any window the check reads. */
-export async function purgeActivity(db: Db, now: number, options?: { batch?: number }): Promise<void> {
+/** Drops activity older than any window the check reads, a batch a transaction. */
+export async function purgeActivity(store: Writer, now: number, options?: { batch?: number }): Promise<void> {
   // One row per key and hour: an hourly run finds about one row per active key.
-  await db
-    .deleteFrom('key_activity_hours')
-    .where('hour_start', '<', hourStart(now) - 8 * DAY_MS)
-    .execute();
+  await store.write((tx) =>
+    tx
+      .deleteFrom('key_activity_hours')
+      .where('hour_start', '<', hourStart(now) - 8 * DAY_MS)
+      .execute(),
+  );
   const before = now - 2 * DAY_MS;
-  await deleteInBatches((limit) => deleteCustomerReadsBatch(db, before, limit), options);
+  await deleteInBatches((limit) => store.write((tx) => deleteCustomerReadsBatch(tx, before, limit)), options);
 }
 
 const LAST_RUN = 'activity_check.last_hour';
@@ -173,13 +176,13 @@ const LAST_RUN = 'activity_check.last_hour';
  * Claims the hour for this process: true for exactly one caller per hour, across processes
  * and engines (a compare-and-set on the meta row, under the job lock as well).
  */
-export async function claimHour(db: Db, hour: number): Promise<boolean> {
-  await db
+export async function claimHour(tx: Tx, hour: number): Promise<boolean> {
+  await tx
     .insertInto('meta')
     .values({ name: LAST_RUN, value: '0' })
     .onConflict((oc) => oc.column('name').doNothing())
     .execute();
-  const result = await db
+  const result = await tx
     .updateTable('meta')
     .set({ value: String(hour) })
     .where('name', '=', LAST_RUN)

@@ -1,9 +1,9 @@
 import type { Insertable } from 'kysely';
-import type { Db, OutboxTable } from '../db/schema.ts';
+import type { Db, OutboxTable, Tx } from '../db/schema.ts';
 
 /** Emails kept for the console to show: when there is no SMTP_URL, or the server refused them. */
-export async function keepInOutbox(db: Db, row: Insertable<OutboxTable>): Promise<void> {
-  await db.insertInto('outbox').values(row).execute();
+export async function keepInOutbox(tx: Tx, row: Insertable<OutboxTable>): Promise<void> {
+  await tx.insertInto('outbox').values(row).execute();
 }
 
 /** A workspace's kept emails, newest first (the console's notifications page). */

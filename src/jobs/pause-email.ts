@@ -1,4 +1,5 @@
 import type { Db } from '../db/schema.ts';
+import type { Writer } from '../db/write.ts';
 import { newId } from '../lib/ids.ts';
 import type { Clock } from '../lib/time.ts';
 import { staffEmailsWithRoles } from '../resources/workspaces/workspace.repo.ts';
@@ -51,29 +52,37 @@ export async function keyManagerEmails(db: Db, workspaceId: string): Promise<str
   return staffEmailsWithRoles(db, workspaceId, KEY_MANAGER_ROLES);
 }
 
-async function keep(db: Db, clock: Clock, workspaceId: string, email: Email, error: string | null): Promise<void> {
-  await keepInOutbox(db, {
-    id: newId('email'),
-    workspace_id: workspaceId,
-    recipient: email.to,
-    subject: email.subject,
-    body: email.text,
-    error,
-    created_at: clock(),
-  });
+async function keep(
+  store: Writer,
+  clock: Clock,
+  workspaceId: string,
+  email: Email,
+  error: string | null,
+): Promise<void> {
+  await store.write((tx) =>
+    keepInOutbox(tx, {
+      id: newId('email'),
+      workspace_id: workspaceId,
+      recipient: email.to,
+      subject: email.subject,
+      body: email.text,
+      error,
+      created_at: clock(),
+    }),
+  );
 }
 
 /** Sends (or keeps) one email per key manager; answers how many went out over SMTP. */
 export async function notifyKeyPaused(
-  db: Db,
+  store: Writer,
   clock: Clock,
   mail: MailSettings,
   notice: PausedKeyNotice,
 ): Promise<{ sent: number; kept: number }> {
-  const recipients = await keyManagerEmails(db, notice.workspaceId);
+  const recipients = await keyManagerEmails(store.db, notice.workspaceId);
   const emails = recipients.map((to) => pauseEmail(to, notice));
   if (!mail.smtpUrl) {
-    for (const email of emails) await keep(db, clock, notice.workspaceId, email, null);
+    for (const email of emails) await keep(store, clock, notice.workspaceId, email, null);
     return { sent: 0, kept: emails.length };
   }
   // Loaded only when SMTP is used: most starts never send a mail.
@@ -86,7 +95,7 @@ export async function notifyKeyPaused(
         await transport.sendMail({ from: mail.mailFrom, to: email.to, subject: email.subject, text: email.text });
         sent++;
       } catch (err) {
-        await keep(db, clock, notice.workspaceId, email, err instanceof Error ? err.message : String(err));
+        await keep(store, clock, notice.workspaceId, email, err instanceof Error ? err.message : String(err));
       }
     }
   } finally {

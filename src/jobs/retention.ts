@@ -1,5 +1,5 @@
 import type { Engine } from '../db/dialects/types.ts';
-import type { Db } from '../db/schema.ts';
+import type { Writer } from '../db/write.ts';
 import { DAY_MS, type Clock } from '../lib/time.ts';
 import { deleteChangesBefore } from '../resources/changes/change-log.repo.ts';
 import { IDEMPOTENCY_TTL_MS } from '../resources/writes/idempotency.model.ts';
@@ -14,18 +14,18 @@ import { deleteInBatches } from './batches.ts';
 export const CHANGE_LOG_RETENTION_MS = 365 * DAY_MS;
 const HOUR_MS = 3_600_000;
 
-export async function purgeIdempotencyKeys(db: Db, clock: Clock, options?: { batch?: number }): Promise<number> {
+export async function purgeIdempotencyKeys(store: Writer, clock: Clock, options?: { batch?: number }): Promise<number> {
   const before = clock() - IDEMPOTENCY_TTL_MS;
-  return deleteInBatches((limit) => deleteAnswersBefore(db, before, limit), options);
+  return deleteInBatches((limit) => store.write((tx) => deleteAnswersBefore(tx, before, limit)), options);
 }
 
-export async function purgeChangeLog(db: Db, clock: Clock): Promise<number> {
+export async function purgeChangeLog(store: Writer, clock: Clock): Promise<number> {
   const before = clock() - CHANGE_LOG_RETENTION_MS;
-  return deleteInBatches((limit) => deleteChangesBefore(db, before, limit));
+  return deleteInBatches((limit) => store.write((tx) => deleteChangesBefore(tx, before, limit)));
 }
 
 export interface RetentionDeps {
-  db: Db;
+  store: Writer;
   engine: Engine;
   clock: Clock;
   log?: { error(obj: object, msg: string): void };
@@ -43,10 +43,10 @@ export class RetentionJobs {
     this.every(DAY_MS, 'purge-change-log', purgeChangeLog);
   }
 
-  private every(interval: number, lock: string, purge: (db: Db, clock: Clock) => Promise<number>): void {
+  private every(interval: number, lock: string, purge: (store: Writer, clock: Clock) => Promise<number>): void {
     const run = () => {
       this.running = this.deps.engine
-        .withJobLock(this.deps.db, lock, () => purge(this.deps.db, this.deps.clock))
+        .withJobLock(this.deps.store.db, lock, () => purge(this.deps.store, this.deps.clock))
         .catch((err) => this.deps.log?.error({ err }, `${lock} failed; retried at the next run`));
     };
     // A first run a minute after start catches up on time the service was down.

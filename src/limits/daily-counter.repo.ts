@@ -1,4 +1,4 @@
-import type { Db } from '../db/schema.ts';
+import type { Writer } from '../db/write.ts';
 
 /** Daily increments not yet written: counter id -> its day and how many. */
 export type UnsavedCounts = Map<string, { windowStart: number; count: number }>;
@@ -8,10 +8,10 @@ const BATCH = 500;
 
 /** The daily counts of the in-process limit store, kept in the database (003-limits). */
 export class DailyCounterRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly store: Writer) {}
 
   async load(dayStart: number): Promise<{ counterId: string; count: number }[]> {
-    const rows = await this.db
+    const rows = await this.store.db
       .selectFrom('limit_counters')
       .select(['counter_id', 'count'])
       .where('window_start', '=', dayStart)
@@ -28,7 +28,7 @@ export class DailyCounterRepo {
     const rows = [...counts]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([id, { windowStart, count }]) => ({ counter_id: id, window_start: windowStart, count }));
-    await this.db.transaction().execute(async (tx) => {
+    await this.store.write(async (tx) => {
       for (let i = 0; i < rows.length; i += BATCH) {
         await tx
           .insertInto('limit_counters')

@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import type { Db } from '../db/schema.ts';
+import type { Writer } from '../db/write.ts';
 import { DailyCounterRepo } from './daily-counter.repo.ts';
 import type { LimitStore } from './limit-store.ts';
 import { MemoryLimitStore, type LimitLog } from './memory-store.ts';
@@ -11,7 +11,7 @@ import { MemoryLimitStore, type LimitLog } from './memory-store.ts';
  */
 export async function openLimitStore(
   config: Pick<Config, 'redisUrl' | 'redisPrefix'>,
-  db: Db,
+  db: Writer,
   now: number,
   log?: LimitLog,
 ): Promise<LimitStore> {

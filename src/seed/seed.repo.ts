@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { Engine } from '../db/dialects/types.ts';
 import { toDocRow, type DocRecord, type DocTable } from '../db/doc-rows.ts';
-import type { Database, Queryable } from '../db/schema.ts';
+import type { Database, Queryable, Tx } from '../db/schema.ts';
 
 /**
  * Multi-row INSERTs as large as the engine allows (Engine.maxInsertRows: bound-parameter
@@ -9,7 +9,7 @@ import type { Database, Queryable } from '../db/schema.ts';
  * minutes for a million customers.
  */
 export async function insertMany<T extends keyof Database>(
-  db: Queryable,
+  tx: Tx,
   engine: Engine,
   table: T,
   rows: Insertable<Database[T]>[],
@@ -17,7 +17,7 @@ export async function insertMany<T extends keyof Database>(
   if (rows.length === 0) return;
   const perInsert = engine.maxInsertRows(Object.keys(rows[0]!).length);
   for (let i = 0; i < rows.length; i += perInsert) {
-    await db
+    await tx
       .insertInto(table)
       .values(rows.slice(i, i + perInsert) as never)
       .execute();
@@ -25,13 +25,13 @@ export async function insertMany<T extends keyof Database>(
 }
 
 export async function insertDocs(
-  db: Queryable,
+  tx: Tx,
   engine: Engine,
   table: DocTable,
   workspaceId: string,
   records: DocRecord[],
 ): Promise<void> {
-  await insertMany(db, engine, table, records.map((r) => toDocRow(table, workspaceId, r)) as never);
+  await insertMany(tx, engine, table, records.map((r) => toDocRow(table, workspaceId, r)) as never);
 }
 
 /** What a workspace already has that a seed builds on: catalogue slugs, tags, lists and sales counts. */

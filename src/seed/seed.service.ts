@@ -1,6 +1,6 @@
 import type { Engine } from '../db/dialects/types.ts';
 import type { Storage } from '../db/index.ts';
-import type { Queryable } from '../db/schema.ts';
+import type { Queryable, Tx } from '../db/schema.ts';
 import { invalid } from '../errors.ts';
 import { randomBase62 } from '../lib/ids.ts';
 import { countryCode } from '../resources/customers/phone.model.ts';
@@ -114,7 +114,7 @@ export async function seedWorkspace(storage: Storage, options: SeedOptions): Pro
     tickets: 0,
     gift_cards: 0,
   };
-  await db.transaction().execute(async (tx) => {
+  await storage.write(async (tx) => {
     for (const table of ['venues', 'activities', 'packages', 'events'] as const) {
       await insertDocs(tx, engine, table, workspaceId, cat.docs[table]);
     }
@@ -136,7 +136,7 @@ export async function seedWorkspace(storage: Storage, options: SeedOptions): Pro
       from + c * windowMs,
       from + (c + 1) * windowMs,
     );
-    await db.transaction().execute((tx) => writeChunk(tx, engine, workspaceId, rows));
+    await storage.write((tx) => writeChunk(tx, engine, workspaceId, rows));
     tally(counts, rows);
     options.onProgress?.(counts.customers, total);
   }
@@ -145,7 +145,7 @@ export async function seedWorkspace(storage: Storage, options: SeedOptions): Pro
   return counts;
 }
 
-async function writeChunk(tx: Queryable, engine: Engine, workspaceId: string, rows: ChunkRecords): Promise<void> {
+async function writeChunk(tx: Tx, engine: Engine, workspaceId: string, rows: ChunkRecords): Promise<void> {
   await insertMany(tx, engine, 'customers', rows.customers);
   await insertMany(tx, engine, 'customer_tags', rows.customer_tags);
   await insertMany(tx, engine, 'customer_lists', rows.customer_lists);

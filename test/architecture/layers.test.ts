@@ -159,6 +159,17 @@ describe('dependencies point one way', () => {
     expect(own).toEqual([]);
   });
 
+  it('every write goes through the write path: no bare .transaction() outside src/db/write.ts', () => {
+    // CONVENTIONS 5: a transaction begun elsewhere could return before its group commit is durable.
+    const wrong = filesUnder(SRC)
+      .map((file) => relative(ROOT, file))
+      .filter(
+        (path) => path !== 'src/db/write.ts' && /\.transaction\(\s*\)/.test(readFileSync(join(ROOT, path), 'utf8')),
+      );
+    expect(wrong).toEqual([]);
+    expect(readFileSync(join(SRC, 'db/write.ts'), 'utf8')).toMatch(/\.transaction\(\)\.execute/);
+  });
+
   it('SQL is written in repositories and the db layer only', () => {
     const SQL = /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\(|\bsql(<[^>]*>)?`/;
     const holdsSql = (path: string) => path.endsWith('.repo.ts') || path.startsWith('src/db/');

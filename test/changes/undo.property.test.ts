@@ -82,7 +82,7 @@ describe.each(ENGINES)('undo properties on %s', (engine) => {
           await scenario({ t, staff, keys, tags, lists, pool: [], run: ++run }, steps);
         } finally {
           // Revoked keys do not count against the workspace's 25 (shrinking runs many times).
-          for (const k of Object.values(keys)) await changeKeyStatus(t.storage.db, t.clock.fn, k.id, 'revoke');
+          for (const k of Object.values(keys)) await changeKeyStatus(t.storage, t.clock.fn, k.id, 'revoke');
         }
       }),
       { numRuns: engine === 'sqlite' ? 60 : 40 },

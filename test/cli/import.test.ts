@@ -18,7 +18,7 @@ describe.each(ENGINES)('venue-api import on %s', (engine) => {
   };
   beforeAll(async () => {
     storage = await freshStorage(engine);
-    workspaceId = (await createWorkspace(storage.db, Date.now, { name: 'Imported' })).id;
+    workspaceId = (await createWorkspace(storage, Date.now, { name: 'Imported' })).id;
     dir = mkdtempSync(join(tmpdir(), 'venue-cli-import-'));
   });
   afterAll(async () => {

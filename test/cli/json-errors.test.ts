@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliProcess } from '../helpers/server-process.ts';
 import { freshStorage, type TestStorage } from '../helpers/storage.ts';
@@ -26,15 +27,25 @@ describe('venue-api failures with --json', { timeout: 60_000 }, () => {
     expect(run.json()).toEqual({ error: { code: 'invalid_request', message: "missing required argument 'file'" } });
   });
 
-  it('anything unexpected: internal_error', async () => {
+  it('a database that cannot serve now: service_unavailable', async () => {
     const run = await runCliProcess(['keys', 'list', '--workspace', 'wsp_0000000000000000000000', '--json'], {
       DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
     });
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(JSON.parse(run.stdout)).toEqual({
-      error: { code: 'internal_error', message: expect.stringMatching(/ECONNREFUSED/) },
+      error: { code: 'service_unavailable', message: expect.stringMatching(/ECONNREFUSED/) },
     });
+  });
+
+  it('anything unexpected: internal_error', async () => {
+    // A directory where the database file should be: SQLite cannot open it, and nothing says why.
+    const run = await runCliProcess(['keys', 'list', '--workspace', 'wsp_0000000000000000000000', '--json'], {
+      DATABASE_URL: dirname(storage.url),
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(run.stdout)).toEqual({ error: { code: 'internal_error', message: expect.any(String) } });
   });
 
   it('without --json a failure prints nothing on stdout', async () => {

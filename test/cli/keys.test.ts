@@ -9,7 +9,7 @@ describe.each(ENGINES)('venue-api keys on %s', (engine) => {
   let workspaceId: string;
   beforeAll(async () => {
     storage = await freshStorage(engine);
-    workspaceId = (await createWorkspace(storage.db, Date.now, { name: 'Keyed' })).id;
+    workspaceId = (await createWorkspace(storage, Date.now, { name: 'Keyed' })).id;
   });
   afterAll(async () => storage?.drop());
 

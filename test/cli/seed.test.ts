@@ -24,7 +24,7 @@ describe.each(ENGINES)('venue-api seed on %s', (engine) => {
   let workspaceId: string;
   beforeAll(async () => {
     storage = await freshStorage(engine);
-    workspaceId = (await createWorkspace(storage.db, Date.now, { name: 'Seeded' })).id;
+    workspaceId = (await createWorkspace(storage, Date.now, { name: 'Seeded' })).id;
   });
   afterAll(async () => storage?.drop());
 

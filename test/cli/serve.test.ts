@@ -135,7 +135,7 @@ describe.each(ENGINES)('first start on %s', { timeout: 90_000 }, (engine) => {
   it('a database that already has workspaces gets no demo', async () => {
     const other = await freshStorage(engine);
     try {
-      await createWorkspace(other.db, Date.now, { name: 'Real tenant' });
+      await createWorkspace(other, Date.now, { name: 'Real tenant' });
       const server = await startServer({ DATABASE_URL: other.url, BASE_URL: '' });
       try {
         await until(server.output, /Venue API listening at http:\/\/127\.0\.0\.1:\d+\n/, 'listening line');

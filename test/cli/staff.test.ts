@@ -9,7 +9,7 @@ describe.each(ENGINES)('venue-api staff on %s', (engine) => {
   let workspaceId: string;
   beforeAll(async () => {
     storage = await freshStorage(engine);
-    workspaceId = (await createWorkspace(storage.db, Date.now, { name: 'Staffed' })).id;
+    workspaceId = (await createWorkspace(storage, Date.now, { name: 'Staffed' })).id;
   });
   afterAll(async () => storage?.drop());
 

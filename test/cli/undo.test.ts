@@ -19,17 +19,17 @@ describe('venue-api undo', () => {
 
   beforeAll(async () => {
     storage = await freshStorage('sqlite');
-    const ws = await createWorkspace(storage.db, systemClock, { name: 'CLI' });
+    const ws = await createWorkspace(storage, systemClock, { name: 'CLI' });
     keyId = (
-      await createKey(storage.db, systemClock, { workspaceId: ws.id, name: 'k', mode: 'live', access: 'read_write' })
+      await createKey(storage, systemClock, { workspaceId: ws.id, name: 'k', mode: 'live', access: 'read_write' })
     ).key.id;
-    const staffMember = await addStaff(storage.db, systemClock, {
+    const staffMember = await addStaff(storage, systemClock, {
       workspaceId: ws.id,
       email: 's@example.com',
       name: 'S',
       role: 'staff',
     });
-    const writes = new WritePipeline(storage.db, storage.engine);
+    const writes = new WritePipeline(storage, storage.engine);
     const key = writesAs(writes, keyActor((await findKeyById(storage.db, keyId))!, 'req_cli', systemClock));
     const staff = writesAs(
       writes,

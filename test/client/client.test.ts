@@ -74,19 +74,19 @@ describe.each(ENGINES)('venue-api-client against the server process on %s', { ti
   beforeAll(async () => {
     storage = await freshStorage(engine);
     // Made before the server starts: serve() seeds a demo workspace into an empty database.
-    const ws = await createWorkspace(storage.db, systemClock, { name: 'Client', requestsPerMinute: 100_000 });
+    const ws = await createWorkspace(storage, systemClock, { name: 'Client', requestsPerMinute: 100_000 });
     const key = async (name: string, mode: 'test' | 'live', access: 'read' | 'read_write') =>
-      (await createKey(storage.db, systemClock, { workspaceId: ws.id, name, mode, access, limits: HIGH })).secret;
+      (await createKey(storage, systemClock, { workspaceId: ws.id, name, mode, access, limits: HIGH })).secret;
     secrets.test = await key('client test', 'test', 'read_write');
     secrets.live = await key('client live', 'live', 'read_write');
     secrets.liveRead = await key('client read', 'live', 'read');
-    const paused = await createKey(storage.db, systemClock, {
+    const paused = await createKey(storage, systemClock, {
       workspaceId: ws.id,
       name: 'paused',
       mode: 'live',
       access: 'read',
     });
-    await changeKeyStatus(storage.db, systemClock, paused.key.id, 'pause', 'test');
+    await changeKeyStatus(storage, systemClock, paused.key.id, 'pause', 'test');
     secrets.paused = paused.secret;
     server = await startServer({ DATABASE_URL: storage.url });
     venue = new VenueClient({ apiKey: secrets.test, baseUrl: server.url });

@@ -15,7 +15,7 @@ describe.each(ENGINES)('console keys on %s', (engine) => {
 
   beforeAll(async () => {
     t = await makeTestApp(engine);
-    await addStaff(t.storage.db, t.clock.fn, {
+    await addStaff(t.storage, t.clock.fn, {
       workspaceId: t.workspaceId,
       email: 'owner@example.com',
       name: 'Olive Owner',

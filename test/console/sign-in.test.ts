@@ -12,7 +12,7 @@ describe.each(ENGINES)('console sign-in and sessions on %s', { timeout: 60_000 }
   /** A new staff member, so each test has its own email and lock-out counts. */
   const person = async (role: 'owner' | 'key_manager' | 'staff' = 'owner') => {
     const email = `person${++n}@example.com`;
-    await addStaff(t.storage.db, t.clock.fn, {
+    await addStaff(t.storage, t.clock.fn, {
       workspaceId: t.workspaceId,
       email,
       name: `Person ${n}`,
@@ -141,7 +141,7 @@ describe.each(ENGINES)('console sign-in and sessions on %s', { timeout: 60_000 }
     expect((await a.signIn(email, 'right password')).statusCode).toBe(401);
     expect((await a.signIn(email, 'new password 1')).statusCode).toBe(303);
     await b.signIn(email, 'new password 1');
-    const result = await setStaffPassword(t.storage.db, t.clock.fn, {
+    const result = await setStaffPassword(t.storage, t.clock.fn, {
       workspaceId: t.workspaceId,
       email,
       password: 'third password',
@@ -235,9 +235,9 @@ describe.each(ENGINES)('console sign-in and sessions on %s', { timeout: 60_000 }
   });
 
   it('an email that is staff of two workspaces signs in to the first whose password matches', async () => {
-    const ws2 = await createWorkspace(t.storage.db, t.clock.fn, { name: 'Second' });
+    const ws2 = await createWorkspace(t.storage, t.clock.fn, { name: 'Second' });
     const email = await person();
-    await addStaff(t.storage.db, t.clock.fn, {
+    await addStaff(t.storage, t.clock.fn, {
       workspaceId: ws2.id,
       email,
       name: 'Twin',

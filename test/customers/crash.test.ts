@@ -44,10 +44,10 @@ describe('kill -9 during concurrent POSTs on sqlite', () => {
   beforeAll(async () => {
     storage = await freshStorage('sqlite');
     // Made before the server starts: serve() seeds a demo workspace into an empty database.
-    const ws = await createWorkspace(storage.db, systemClock, { name: 'Crash', requestsPerMinute: 100_000 });
+    const ws = await createWorkspace(storage, systemClock, { name: 'Crash', requestsPerMinute: 100_000 });
     const limits = { requests_per_minute: 100_000, writes_per_minute: 100_000, writes_per_day: 100_000 };
     secret = (
-      await createKey(storage.db, systemClock, {
+      await createKey(storage, systemClock, {
         workspaceId: ws.id,
         name: 'crash',
         mode: 'test',

@@ -141,7 +141,7 @@ describe.each(ENGINES)('PATCH /customers/{id} on %s', (engine) => {
   });
 
   it('a customer of another workspace is a 404', async () => {
-    const other = await createWorkspace(t.storage.db, t.clock.fn, { name: 'Other' });
+    const other = await createWorkspace(t.storage, t.clock.fn, { name: 'Other' });
     const theirKey = await t.makeKey({ workspaceId: other.id, name: 'theirs' });
     const theirs = await createCustomer(t, theirKey);
     expect((await patch(t, t.keys.test, theirs.id, { nickname: 'x' })).statusCode).toBe(404);

@@ -20,10 +20,10 @@ describe('one Idempotency-Key raced across two server processes on postgres', ()
   beforeAll(async () => {
     storage = await freshStorage('postgres');
     // Made before the servers start: serve() seeds a demo workspace into an empty database.
-    const ws = await createWorkspace(storage.db, systemClock, { name: 'Race', requestsPerMinute: 100_000 });
+    const ws = await createWorkspace(storage, systemClock, { name: 'Race', requestsPerMinute: 100_000 });
     const limits = { requests_per_minute: 100_000, writes_per_minute: 100_000 };
     secret = (
-      await createKey(storage.db, systemClock, {
+      await createKey(storage, systemClock, {
         workspaceId: ws.id,
         name: 'racer',
         mode: 'test',

@@ -116,9 +116,9 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
       expect((await send('day-1', { first_name: 'Daily' })).statusCode).toBe(201);
       t.clock.now = start + 23 * HOUR;
       expect((await send('day-1', { first_name: 'Daily' })).headers['idempotent-replayed']).toBe('true');
-      expect(await purgeIdempotencyKeys(t.storage.db, t.clock.fn)).toBe(0);
+      expect(await purgeIdempotencyKeys(t.storage, t.clock.fn)).toBe(0);
       t.clock.now = start + 25 * HOUR;
-      const purged = await purgeIdempotencyKeys(t.storage.db, t.clock.fn);
+      const purged = await purgeIdempotencyKeys(t.storage, t.clock.fn);
       expect(purged).toBeGreaterThanOrEqual(1);
       const left = await t.storage.db
         .selectFrom('idempotency_keys')
@@ -186,9 +186,9 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
         .map((r) => r.idempotency_key)
         .sort();
     // One statement removes at most its batch, though all seven rows share one key.
-    expect(await deleteAnswersBefore(db, now - 24 * HOUR, 3)).toBe(3);
+    expect(await t.storage.write((tx) => deleteAnswersBefore(tx, now - 24 * HOUR, 3))).toBe(3);
     expect(await left()).toHaveLength(5);
-    expect(await purgeIdempotencyKeys(db, t.clock.fn, { batch: 3 })).toBe(4);
+    expect(await purgeIdempotencyKeys(t.storage, t.clock.fn, { batch: 3 })).toBe(4);
     expect(await left()).toEqual(['batch-99']);
   });
 

@@ -55,7 +55,7 @@ describe.each(ENGINES)('tag and list memberships on %s', (engine) => {
 
   it("a tag must exist in the workspace: unknown, malformed or another workspace's tag is a 404", async () => {
     const c = await createCustomer(t, t.keys.test);
-    const other = await createWorkspace(t.storage.db, t.clock.fn, { name: 'Other' });
+    const other = await createWorkspace(t.storage, t.clock.fn, { name: 'Other' });
     const foreign = 'tag_AAAAAAAAAAAAAAAAAAAAAA';
     await t.storage.db
       .insertInto('tags')

@@ -45,7 +45,7 @@ describe('SQLite background checkpoint', () => {
     for (let i = from; i < from + n; i += 10) {
       await Promise.all(
         Array.from({ length: 10 }, (_, j) =>
-          s.db.transaction().execute((tx) =>
+          s.write((tx) =>
             tx
               .insertInto('tags')
               .values({ id: `tag_${i + j}`, workspace_id: 'wsp_ckpt', name: `t${i + j}`, created_at: 1, updated_at: 1 })
@@ -53,7 +53,6 @@ describe('SQLite background checkpoint', () => {
           ),
         ),
       );
-      await s.engine.committed();
     }
   }
 

@@ -114,14 +114,18 @@ for (const engine of ENGINES) {
         workspace_id: 'wsp_sent',
         last_seen_at: at,
       });
-      await markCustomersSent(
-        storage.db,
-        Array.from({ length: 1_300 }, (_, i) => row(i, 1_000)),
+      await storage.write((tx) =>
+        markCustomersSent(
+          tx,
+          Array.from({ length: 1_300 }, (_, i) => row(i, 1_000)),
+        ),
       );
       // Later for the even ones, earlier for the odd ones: only the later moves.
-      await markCustomersSent(
-        storage.db,
-        Array.from({ length: 1_300 }, (_, i) => row(i, i % 2 === 0 ? 2_000 : 500)),
+      await storage.write((tx) =>
+        markCustomersSent(
+          tx,
+          Array.from({ length: 1_300 }, (_, i) => row(i, i % 2 === 0 ? 2_000 : 500)),
+        ),
       );
       const seen = await storage.db
         .selectFrom('key_customer_reads')

@@ -80,13 +80,13 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
 
   beforeAll(async () => {
     storage = await freshStorage('sqlite');
-    const ws = await createWorkspace(storage.db, systemClock, { name: 'Browser Venues' });
+    const ws = await createWorkspace(storage, systemClock, { name: 'Browser Venues' });
     for (const [email, role] of [
       ['owner@example.com', 'owner'],
       ['clerk@example.com', 'staff'],
       ['locked@example.com', 'owner'],
     ] as const)
-      await addStaff(storage.db, systemClock, {
+      await addStaff(storage, systemClock, {
         workspaceId: ws.id,
         email,
         name: email.split('@')[0]!,
@@ -95,7 +95,7 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
       });
     // Another program's key, which owns the customer the console's key will change.
     helperSecret = (
-      await createKey(storage.db, systemClock, {
+      await createKey(storage, systemClock, {
         workspaceId: ws.id,
         name: 'Helper',
         mode: 'live',

@@ -22,7 +22,7 @@ describe('the API reference page at /docs', { timeout: 90_000 }, () => {
   beforeAll(async () => {
     storage = await freshStorage(ENGINES[0]!);
     // A workspace before the start, so serve() does not spend time seeding a demo.
-    await createWorkspace(storage.db, systemClock, { name: 'Docs' });
+    await createWorkspace(storage, systemClock, { name: 'Docs' });
     server = await startServer({ DATABASE_URL: storage.url });
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
   }, 60_000);

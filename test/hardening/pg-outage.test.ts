@@ -30,7 +30,7 @@ describe.skipIf(!ENGINES.includes('postgres'))('PostgreSQL outages under the ser
     const url = await cluster.createDatabase('venue');
     storage = await openStorage(url);
     await migrate(storage);
-    secret = await loadTenant(storage.db);
+    secret = await loadTenant(storage);
     server = await startServer({ DATABASE_URL: url, DEMO: 'off' });
   }, 60_000);
 

@@ -40,7 +40,7 @@ async function boundedApp(
   direct: TestStorage,
   url: string,
 ): Promise<{ app: FastifyInstance; storage: Storage; send: Send; close(): Promise<void> }> {
-  const secret = await loadTenant(direct.db);
+  const secret = await loadTenant(direct);
   const storage = await openStorage(url, { postgres: postgresBounds(config, 'requests') });
   const { app } = await buildApp(config, { storage, logger: false });
   await app.ready();

@@ -142,7 +142,7 @@ describe.skipIf(!ENGINES.includes('sqlite'))('a busy SQLite file', () => {
   });
 
   it('a seed by the CLI writes in short transactions: the server writes between them while it runs', async () => {
-    const seeded = await createWorkspace(t.storage.db, t.clock.fn, { name: 'Seeded' });
+    const seeded = await createWorkspace(t.storage, t.clock.fn, { name: 'Seeded' });
     const total = 4_000;
     const seededCustomers = async () =>
       Number(

@@ -47,9 +47,9 @@ export async function makeTestApp(
   const fixtures = options.routes ? registerFixtures(app, options.routes) : [];
   await app.ready();
   const checker = new OpenApiChecker(app, fixtures);
-  const ws = await createWorkspace(storage.db, clock.fn, { name: 'Test Workspace' });
+  const ws = await createWorkspace(storage, clock.fn, { name: 'Test Workspace' });
   const makeKey = async (input: Partial<CreateKeyInput> & { workspaceId?: string }): Promise<TestKey> => {
-    const { key, secret } = await createKey(storage.db, clock.fn, {
+    const { key, secret } = await createKey(storage, clock.fn, {
       workspaceId: ws.id,
       name: 'test key',
       mode: 'test',

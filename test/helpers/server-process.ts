@@ -3,6 +3,21 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
+export interface ProcessOptions {
+  /**
+   * Start it under `ulimit -S -f 0` (RLIMIT_FSIZE): no file it writes may grow, so SQLite
+   * cannot append to its WAL, as on a full disk, without a mount or privileges (Node ignores
+   * SIGXFSZ, so the write fails with EFBIG). Only the soft limit: `prlimit --fsize` lifts it.
+   */
+  fullDisk?: boolean;
+}
+
+/** Node running `script`, directly or under the file-size limit. */
+function command(script: string[], options: ProcessOptions): [string, string[]] {
+  if (!options.fullDisk) return [process.execPath, script];
+  return ['/bin/sh', ['-c', 'ulimit -S -f 0 && exec "$0" "$@"', process.execPath, ...script]];
+}
+
 /** A real `node dist/bundle/server.js` process, as `npm start` runs it (vitest's globalSetup builds it). */
 export interface ServerProcess {
   url: string;
@@ -16,8 +31,12 @@ export interface ServerProcess {
 }
 
 /** Starts a server on a free port and waits (bounded) until it answers /health. */
-export async function startServer(env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['dist/bundle/server.js'], {
+export async function startServer(
+  env: Record<string, string>,
+  timeoutMs = 20_000,
+  options: ProcessOptions = {},
+): Promise<ServerProcess> {
+  const child = spawn(...command(['dist/bundle/server.js'], options), {
     cwd: ROOT,
     // vitest puts Vite's BASE_URL=/ into process.env; a real shell has none.
     env: { ...process.env, BASE_URL: '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
@@ -58,9 +77,10 @@ export function runCliProcess(
   args: string[],
   env: Record<string, string>,
   timeoutMs = 30_000,
+  options: ProcessOptions = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/venue-api.js', ...args], {
+    const child = spawn(...command(['bin/venue-api.js', ...args], options), {
       cwd: ROOT,
       env: { ...process.env, BASE_URL: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

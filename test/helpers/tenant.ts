@@ -16,7 +16,7 @@ export interface Tenant {
 }
 
 export async function newTenant(t: TestApp, name = 'Tenant'): Promise<Tenant> {
-  const ws = await createWorkspace(t.storage.db, t.clock.fn, { name });
+  const ws = await createWorkspace(t.storage, t.clock.fn, { name });
   return {
     workspaceId: ws.id,
     live: await t.makeKey({ workspaceId: ws.id, name: 'live read', mode: 'live', access: 'read' }),

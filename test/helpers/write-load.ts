@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../src/db/schema.ts';
+import type { Writer } from '../../src/db/write.ts';
 import { systemClock } from '../../src/lib/time.ts';
 import { createKey } from '../../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
@@ -74,7 +75,7 @@ export function injectSend(app: FastifyInstance, secret: string): Send {
 const UNLIMITED = 1_000_000_000;
 
 /** A workspace and a read_write test key whose limits are out of the way of a load; answers its secret. */
-export async function loadTenant(db: Db): Promise<string> {
+export async function loadTenant(db: Writer): Promise<string> {
   const ws = await createWorkspace(db, systemClock, { name: 'Load', requestsPerMinute: UNLIMITED });
   const limits = {
     requests_per_minute: UNLIMITED,

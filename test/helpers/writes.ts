@@ -121,7 +121,7 @@ const ROOMY = {
 
 /** The workspace's and new keys' limits out of the way, for suites that send thousands of requests. */
 export async function roomy(t: TestApp): Promise<void> {
-  await setWorkspaceLimit(t.storage.db, t.clock.fn, t.workspaceId, 'requests_per_minute', ROOMY.requests_per_minute);
+  await setWorkspaceLimit(t.storage, t.clock.fn, t.workspaceId, 'requests_per_minute', ROOMY.requests_per_minute);
   await t.keysCache.refresh();
 }
 
@@ -131,7 +131,7 @@ export function roomyKey(t: TestApp, input: Partial<CreateKeyInput> = {}): Promi
 
 /** A staff member as an actor: the console's path into the same services. */
 export async function staffActor(t: TestApp, livemode: boolean): Promise<Actor> {
-  const staff = await addStaff(t.storage.db, t.clock.fn, {
+  const staff = await addStaff(t.storage, t.clock.fn, {
     workspaceId: t.workspaceId,
     email: `staff-${randomUUID()}@example.com`,
     name: 'Staff',

@@ -47,7 +47,7 @@ describe.each(ENGINES)('protocol on %s', (engine) => {
   it('answers every kind of bad key with the same 401 and WWW-Authenticate', async () => {
     const expired = await t.makeKey({ name: 'short', expiresAt: t.clock.now + 60_000 });
     const revoked = await t.makeKey({ name: 'gone' });
-    await changeKeyStatus(t.storage.db, t.clock.fn, revoked.id, 'revoke');
+    await changeKeyStatus(t.storage, t.clock.fn, revoked.id, 'revoke');
     await t.keysCache.refresh();
     const almost = t.keys.test.secret.slice(0, -1) + (t.keys.test.secret.endsWith('A') ? 'B' : 'A');
     const attempts: Record<string, string | undefined> = {
@@ -77,10 +77,10 @@ describe.each(ENGINES)('protocol on %s', (engine) => {
 
   it('a paused key gets 403 key_paused on every endpoint, GET /key included', async () => {
     const key = await t.makeKey({ name: 'to pause' });
-    await changeKeyStatus(t.storage.db, t.clock.fn, key.id, 'pause', 'test');
+    await changeKeyStatus(t.storage, t.clock.fn, key.id, 'pause', 'test');
     await t.keysCache.refresh();
     for (const url of ['/key', '/venues', '/customers']) problem(await t.call(key, { url }), 403, 'key_paused');
-    await changeKeyStatus(t.storage.db, t.clock.fn, key.id, 'resume');
+    await changeKeyStatus(t.storage, t.clock.fn, key.id, 'resume');
     await t.keysCache.refresh();
     expect((await t.call(key, { url: '/key' })).statusCode).toBe(200);
   });

@@ -16,7 +16,7 @@ describe.each(ENGINES)('unusual-activity check on %s', (engine) => {
   let t: TestApp;
   let sink: SmtpSink;
   const deps = (smtpUrl: string | null = sink.url): ActivityCheckDeps => ({
-    db: t.storage.db,
+    store: t.storage,
     engine: t.storage.engine,
     clock: t.clock.fn,
     mail: { smtpUrl, mailFrom: 'venue-api <alerts@venue.test>' },
@@ -33,10 +33,10 @@ describe.each(ENGINES)('unusual-activity check on %s', (engine) => {
 
   /** A workspace with an owner, a key manager and a plain staff member, and its live customers. */
   async function workspace(customers: number) {
-    const ws = await createWorkspace(t.storage.db, t.clock.fn, { name: 'Busy Venue' });
+    const ws = await createWorkspace(t.storage, t.clock.fn, { name: 'Busy Venue' });
     const tag = ws.id.slice(-6).toLowerCase();
     for (const role of ['owner', 'key_manager', 'staff'] as const) {
-      await addStaff(t.storage.db, t.clock.fn, {
+      await addStaff(t.storage, t.clock.fn, {
         workspaceId: ws.id,
         email: `${role}.${tag}@venue.test`,
         name: role,
@@ -186,7 +186,7 @@ describe.each(ENGINES)('unusual-activity check on %s', (engine) => {
     await readCustomers(key, 80);
     expect((await check(null)).paused.map((p) => p.key)).toContain(key.id);
     t.clock.now += 60_000;
-    await changeKeyStatus(t.storage.db, t.clock.fn, key.id, 'resume');
+    await changeKeyStatus(t.storage, t.clock.fn, key.id, 'resume');
     expect((await check(null)).paused.map((p) => p.key)).not.toContain(key.id);
     t.clock.now += 60_000;
     await t.keysCache.refresh();
@@ -278,9 +278,9 @@ describe.each(ENGINES)('unusual-activity check on %s', (engine) => {
         (r) => r.customer_id,
       );
     // One statement removes at most its batch, though all five rows share one key.
-    expect(await deleteCustomerReadsBatch(db, now - 2 * DAY_MS, 2)).toBe(2);
+    expect(await t.storage.write((tx) => deleteCustomerReadsBatch(tx, now - 2 * DAY_MS, 2))).toBe(2);
     expect(await left()).toHaveLength(4);
-    await purgeActivity(db, now, { batch: 2 });
+    await purgeActivity(t.storage, now, { batch: 2 });
     expect(await left()).toEqual(['cus_purge99']);
   });
 

@@ -17,9 +17,9 @@ describe.each(ENGINES)('venue-api activity-check on %s', (engine) => {
     storage = await freshStorage(engine);
     const now = Date.now();
     const tenDaysAgo = () => now - 10 * DAY_MS;
-    workspaceId = (await createWorkspace(storage.db, tenDaysAgo, { name: 'CLI check' })).id;
-    await addStaff(storage.db, tenDaysAgo, { workspaceId, email: 'owner@cli.test', name: 'Owner', role: 'owner' });
-    keyId = (await createKey(storage.db, tenDaysAgo, { workspaceId, name: 'bursty', mode: 'live', access: 'read' })).key
+    workspaceId = (await createWorkspace(storage, tenDaysAgo, { name: 'CLI check' })).id;
+    await addStaff(storage, tenDaysAgo, { workspaceId, email: 'owner@cli.test', name: 'Owner', role: 'owner' });
+    keyId = (await createKey(storage, tenDaysAgo, { workspaceId, name: 'bursty', mode: 'live', access: 'read' })).key
       .id;
     // 100 an hour for a week, then 2,000 in the last complete hour and in the current one
     // (so the test holds even if the clock hour turns before the CLI runs).

@@ -12,10 +12,13 @@ describe.each(ENGINES)('hourly activity check schedule on %s', (engine) => {
 
   beforeAll(async () => {
     storage = await freshStorage(engine);
-    second = await openStorage(storage.url); // another pool, as a second process would have
+    // Another pool, as a second process would have. One process serves a SQLite file (its job
+    // lock is the process): two connections of one process would wait on each other's write
+    // lock synchronously, a setting no deployment has, so there both schedulers share one.
+    second = engine === 'postgres' ? await openStorage(storage.url) : storage;
   });
   afterAll(async () => {
-    await second?.close();
+    if (second !== storage) await second?.close();
     await storage?.drop();
   });
 
@@ -23,7 +26,7 @@ describe.each(ENGINES)('hourly activity check schedule on %s', (engine) => {
     let settle: (r: ActivityCheckResult) => void = () => undefined;
     const result = new Promise<ActivityCheckResult>((resolve) => (settle = resolve));
     const job = new HourlyActivityCheck(
-      { db: s.db, engine: s.engine, clock: () => now, mail: { smtpUrl: null, mailFrom: 'x <x@x.test>' } },
+      { store: s, engine: s.engine, clock: () => now, mail: { smtpUrl: null, mailFrom: 'x <x@x.test>' } },
       {
         graceMs: 10,
         beforeRun: async () => void steps.push('flush'),

@@ -40,8 +40,8 @@ describe('key lifecycle across two server processes on postgres', () => {
   beforeAll(async () => {
     storage = await freshStorage('postgres');
     // Made before the servers start: serve() seeds a demo workspace into an empty database.
-    workspaceId = (await createWorkspace(storage.db, systemClock, { name: 'Two processes' })).id;
-    const made = await createKey(storage.db, systemClock, {
+    workspaceId = (await createWorkspace(storage, systemClock, { name: 'Two processes' })).id;
+    const made = await createKey(storage, systemClock, {
       workspaceId,
       name: 'shared',
       mode: 'live',
@@ -76,11 +76,11 @@ describe('key lifecycle across two server processes on postgres', () => {
   it('a pause through the service on the same database is seen by both servers within 5 s, and so is the resume', async () => {
     await expectBoth(200); // cached in both processes
     let since = Date.now();
-    await changeKeyStatus(storage.db, systemClock, keyId, 'pause', 'paused by a test');
+    await changeKeyStatus(storage, systemClock, keyId, 'pause', 'paused by a test');
     await within5s('pause (service)', 403, since);
     await expectBoth(403, 'key_paused');
     since = Date.now();
-    await changeKeyStatus(storage.db, systemClock, keyId, 'resume');
+    await changeKeyStatus(storage, systemClock, keyId, 'resume');
     await within5s('resume (service)', 200, since);
   });
 
@@ -96,7 +96,7 @@ describe('key lifecycle across two server processes on postgres', () => {
     // Timed from the moment the pause was written, not from the CLI's start-up.
     await within5s('pause (CLI)', 403, row.paused_at!);
     await expectBoth(403, 'key_paused');
-    await changeKeyStatus(storage.db, systemClock, keyId, 'resume');
+    await changeKeyStatus(storage, systemClock, keyId, 'resume');
     await within5s('resume after CLI pause (service)', 200, Date.now());
   });
 
@@ -113,7 +113,7 @@ describe('key lifecycle across two server processes on postgres', () => {
     // lifecycle.test.ts. Real processes have no such clock, so rather than wait for an
     // instant to pass, the expiry is moved into the past as any key change is written
     // (updated_at too); both servers must pick it up and refuse the key.
-    const made = await createKey(storage.db, systemClock, {
+    const made = await createKey(storage, systemClock, {
       workspaceId,
       name: 'brief',
       mode: 'live',

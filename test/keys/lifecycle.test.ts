@@ -22,7 +22,7 @@ describe.each(ENGINES)('key lifecycle on %s', (engine) => {
     const key = await t.makeKey({ name: 'to pause', mode: 'live', access: 'read' });
     expect((await statusOf(key, '/key')).status).toBe(200); // now in the key cache
     t.clock.now += 1_000;
-    await changeKeyStatus(t.storage.db, t.clock.fn, key.id, 'pause', 'a person paused it');
+    await changeKeyStatus(t.storage, t.clock.fn, key.id, 'pause', 'a person paused it');
     await t.keysCache.refresh(); // what each process's poll does every KEY_REFRESH_MS
     for (const url of PATHS) {
       const { status, code, res } = await statusOf(key, url);
@@ -37,7 +37,7 @@ describe.each(ENGINES)('key lifecycle on %s', (engine) => {
     expect(row).toMatchObject({ status: 'paused', paused_at: t.clock.now, pause_reason: 'a person paused it' });
 
     t.clock.now += 1_000;
-    await changeKeyStatus(t.storage.db, t.clock.fn, key.id, 'resume');
+    await changeKeyStatus(t.storage, t.clock.fn, key.id, 'resume');
     await t.keysCache.refresh();
     expect((await statusOf(key, '/key')).status).toBe(200);
     const resumed = await t.storage.db
@@ -52,9 +52,9 @@ describe.each(ENGINES)('key lifecycle on %s', (engine) => {
     const key = await t.makeKey({ name: 'to revoke', mode: 'live', access: 'read_write' });
     expect((await statusOf(key, '/key')).status).toBe(200);
     t.clock.now += 1_000;
-    await changeKeyStatus(t.storage.db, t.clock.fn, key.id, 'pause');
+    await changeKeyStatus(t.storage, t.clock.fn, key.id, 'pause');
     t.clock.now += 1_000;
-    await changeKeyStatus(t.storage.db, t.clock.fn, key.id, 'revoke');
+    await changeKeyStatus(t.storage, t.clock.fn, key.id, 'revoke');
     await t.keysCache.refresh();
     for (const url of PATHS) {
       const { status, code, res } = await statusOf(key, url);
@@ -79,7 +79,7 @@ describe.each(ENGINES)('key lifecycle on %s', (engine) => {
     const cache = t.keysCache;
     const key = await t.makeKey({ name: 'polled', mode: 'live', access: 'read' });
     expect((await statusOf(key, '/key')).status).toBe(200);
-    await changeKeyStatus(t.storage.db, t.clock.fn, key.id, 'pause');
+    await changeKeyStatus(t.storage, t.clock.fn, key.id, 'pause');
     cache.start();
     try {
       let seen = 0;

@@ -13,7 +13,7 @@ describe.each(ENGINES)('restricted keys on %s', (engine) => {
 
   it('a customer write without the customers read cannot be granted', async () => {
     await expect(
-      createKey(t.storage.db, t.clock.fn, {
+      createKey(t.storage, t.clock.fn, {
         workspaceId: t.workspaceId,
         name: 'sneaky',
         mode: 'test',

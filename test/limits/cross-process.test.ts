@@ -64,15 +64,15 @@ describe('two server processes on one PostgreSQL and one Redis', () => {
   beforeAll(async () => {
     storage = await freshStorage('postgres');
     // Made before the servers start, so they find a populated database.
-    const ws = await createWorkspace(storage.db, Date.now, { name: 'Two processes' });
-    ({ secret } = await createKey(storage.db, Date.now, {
+    const ws = await createWorkspace(storage, Date.now, { name: 'Two processes' });
+    ({ secret } = await createKey(storage, Date.now, {
       workspaceId: ws.id,
       name: 'twenty a minute',
       mode: 'live',
       access: 'read',
       limits: { requests_per_minute: 20 },
     }));
-    const warmUp = await createKey(storage.db, Date.now, {
+    const warmUp = await createKey(storage, Date.now, {
       workspaceId: ws.id,
       name: 'warm-up',
       mode: 'live',

@@ -37,8 +37,8 @@ describe.each(CASES)('daily budgets across a restart on %s, %s store', (engine, 
   };
 
   it('a key that used 2 of its 3 requests a day has 1 left after the server restarts', async () => {
-    const ws = await createWorkspace(storage.db, clock, { name: 'Restart' });
-    const { secret } = await createKey(storage.db, clock, {
+    const ws = await createWorkspace(storage, clock, { name: 'Restart' });
+    const { secret } = await createKey(storage, clock, {
       workspaceId: ws.id,
       name: 'daily',
       mode: 'test',
@@ -72,7 +72,7 @@ describe.each(ENGINES)('the in-process store saving daily counts on %s', (engine
   const rows = () => storage.db.selectFrom('limit_counters').selectAll().orderBy('window_start').execute();
 
   it('saves daily counts periodically, not per-minute ones, and forgets earlier days', async () => {
-    const repo = new DailyCounterRepo(storage.db);
+    const repo = new DailyCounterRepo(storage);
     const yesterday = new MemoryLimitStore({ daily: repo });
     await yesterday.consume([{ name: 'writes_per_day', subject: 'key_old', max: 9, cost: 1 }], NOON - 86_400_000);
     await yesterday.close();

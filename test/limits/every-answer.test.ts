@@ -107,7 +107,7 @@ describe.each(ENGINES)('RateLimit headers on every answer to a valid key on %s',
     const key = await t.makeKey({ name: 'to pause', limits: { requests_per_minute: 9 } });
     const send = caller(key, 9);
     await send({ url: '/key' }, { status: 200 });
-    await changeKeyStatus(t.storage.db, t.clock.fn, key.id, 'pause', 'test');
+    await changeKeyStatus(t.storage, t.clock.fn, key.id, 'pause', 'test');
     await t.keysCache.refresh();
     await send({ url: '/key' }, { status: 403, code: 'key_paused', counts: false });
     await send(post(ada, 'paused'), { status: 403, code: 'key_paused', counts: false });
@@ -124,7 +124,7 @@ describe.each(ENGINES)('RateLimit headers on every answer to a valid key on %s',
 
   it('a request without a valid key has neither header: there is no allowance to describe', async () => {
     const revoked = await t.makeKey({ name: 'gone' });
-    await changeKeyStatus(t.storage.db, t.clock.fn, revoked.id, 'revoke');
+    await changeKeyStatus(t.storage, t.clock.fn, revoked.id, 'revoke');
     await t.keysCache.refresh();
     const bad: TestKey = { id: 'key_none', secret: `vw_test_${'a'.repeat(32)}000000` };
     for (const key of [null, bad, revoked]) {

@@ -94,7 +94,7 @@ describe.each(CASES)('key and workspace limits on %s, %s store', (engine, store)
   });
 
   it('the workspace requests_per_minute holds across all its keys', async () => {
-    const ws = await createWorkspace(t.storage.db, t.clock.fn, { name: 'Small', requestsPerMinute: 3 });
+    const ws = await createWorkspace(t.storage, t.clock.fn, { name: 'Small', requestsPerMinute: 3 });
     const a = await t.makeKey({ workspaceId: ws.id });
     const b = await t.makeKey({ workspaceId: ws.id });
     expect((await read(t, a)).statusCode).toBe(200);
@@ -109,7 +109,7 @@ describe.each(CASES)('key and workspace limits on %s, %s store', (engine, store)
   });
 
   it('a request refused by the write limit consumes nothing from the request, daily or workspace counts', async () => {
-    const ws = await createWorkspace(t.storage.db, t.clock.fn, { name: 'Five a minute', requestsPerMinute: 5 });
+    const ws = await createWorkspace(t.storage, t.clock.fn, { name: 'Five a minute', requestsPerMinute: 5 });
     const key = await t.makeKey({
       workspaceId: ws.id,
       limits: { requests_per_minute: 100, requests_per_day: 6, writes_per_minute: 1 },

@@ -34,13 +34,13 @@ describe.each(ENGINES)('page size and keys per workspace on %s', (engine) => {
   });
 
   it('a workspace holds at most 25 keys that are not revoked', async () => {
-    const ws = await createWorkspace(t.storage.db, t.clock.fn, { name: 'Full' });
+    const ws = await createWorkspace(t.storage, t.clock.fn, { name: 'Full' });
     const made = [];
     for (let i = 0; i < MAX_KEYS_PER_WORKSPACE; i++)
       made.push(await t.makeKey({ workspaceId: ws.id, name: `key ${i}` }));
     expect(MAX_KEYS_PER_WORKSPACE).toBe(25);
     await expect(t.makeKey({ workspaceId: ws.id, name: 'the 26th' })).rejects.toMatchObject({ code: 'conflict' });
-    await changeKeyStatus(t.storage.db, t.clock.fn, made[0]!.id, 'revoke');
+    await changeKeyStatus(t.storage, t.clock.fn, made[0]!.id, 'revoke');
     await expect(t.makeKey({ workspaceId: ws.id, name: 'a replacement' })).resolves.toMatchObject({
       id: expect.any(String),
     });

@@ -45,7 +45,7 @@ describe.each(ENGINES)('limits across a lost Redis on %s', (engine) => {
       url: redis.url,
       prefix,
       commandTimeoutMs: TIMEOUT_MS,
-      daily: new DailyCounterRepo(storage.db),
+      daily: new DailyCounterRepo(storage),
       flushMs: 100,
       probeMs: 50,
     });

@@ -29,7 +29,7 @@ describe.each(ENGINES)('venue-api mcp when the key cannot go on, on %s', { timeo
 
   beforeAll(async () => {
     storage = await freshStorage(engine);
-    workspaceId = (await createWorkspace(storage.db, systemClock, { name: 'Agents' })).id;
+    workspaceId = (await createWorkspace(storage, systemClock, { name: 'Agents' })).id;
     // Key changes reach the server within KEY_REFRESH_MS: short, so a pause shows at once.
     server = await startServer({ DATABASE_URL: storage.url, KEY_REFRESH_MS: '100' });
   });
@@ -83,7 +83,7 @@ describe.each(ENGINES)('venue-api mcp when the key cannot go on, on %s', { timeo
 
   it('a key paused at start offers only describe_key, which says to stop; once resumed, the tools come back', async () => {
     const key = await makeKey(storage, { workspaceId, mode: 'live', access: 'read' });
-    await changeKeyStatus(storage.db, systemClock, key.id, 'pause', 'paused by a test');
+    await changeKeyStatus(storage, systemClock, key.id, 'pause', 'paused by a test');
     await eventually(
       'the pause reaches the server',
       () => fetch(`${server.url}/key`, { headers: { authorization: `Bearer ${key.secret}` } }).then((r) => r.status),
@@ -100,7 +100,7 @@ describe.each(ENGINES)('venue-api mcp when the key cannot go on, on %s', { timeo
     a.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       changed++;
     });
-    await changeKeyStatus(storage.db, systemClock, key.id, 'resume');
+    await changeKeyStatus(storage, systemClock, key.id, 'resume');
     const described = await eventually(
       'the resume reaches the server',
       () => a.call('describe_key'),

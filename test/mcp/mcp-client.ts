@@ -61,7 +61,7 @@ export async function makeKey(
   storage: TestStorage,
   input: Omit<CreateKeyInput, 'name'> & { name?: string },
 ): Promise<{ id: string; secret: string }> {
-  const made = await createKey(storage.db, systemClock, { name: 'agent', ...input });
+  const made = await createKey(storage, systemClock, { name: 'agent', ...input });
   return { id: made.key.id, secret: made.secret };
 }
 

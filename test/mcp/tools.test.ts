@@ -39,7 +39,7 @@ describe.each(ENGINES)('venue-api mcp tools on %s', { timeout: 60_000 }, (engine
   beforeAll(async () => {
     storage = await freshStorage(engine);
     // Made before the server starts: a first start on an empty database makes a demo instead.
-    workspaceId = (await createWorkspace(storage.db, systemClock, { name: 'Agents' })).id;
+    workspaceId = (await createWorkspace(storage, systemClock, { name: 'Agents' })).id;
     server = await startServer({ DATABASE_URL: storage.url });
   });
   afterAll(async () => {

@@ -35,7 +35,7 @@ describe.each(ENGINES)('operations endpoints on %s', (engine) => {
 
   it('GET /metrics counts requests by route and status, times them, and reports paused keys', async () => {
     const paused = await t.makeKey({ name: 'paused for metrics', mode: 'live', access: 'read' });
-    await changeKeyStatus(t.storage.db, t.clock.fn, paused.id, 'pause');
+    await changeKeyStatus(t.storage, t.clock.fn, paused.id, 'pause');
     await t.call(t.keys.test, { method: 'GET', url: '/key' });
     await t.call(t.keys.live, { method: 'GET', url: '/key' });
     await t.call(null, { method: 'GET', url: '/key' });

@@ -29,8 +29,8 @@ describe('graceful shutdown of a server process', () => {
 
   beforeAll(async () => {
     storage = await freshStorage('postgres');
-    const ws = await createWorkspace(storage.db, systemClock, { name: 'Shutdown' });
-    secret = (await createKey(storage.db, systemClock, { workspaceId: ws.id, name: 'k', mode: 'live', access: 'read' }))
+    const ws = await createWorkspace(storage, systemClock, { name: 'Shutdown' });
+    secret = (await createKey(storage, systemClock, { workspaceId: ws.id, name: 'k', mode: 'live', access: 'read' }))
       .secret;
     await addCustomers(storage.db, ws.id, 3, Date.now());
     server = await startServer({ DATABASE_URL: storage.url });

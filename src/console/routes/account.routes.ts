@@ -9,8 +9,6 @@ import { homePage, passwordPage, signInPage } from '../views/sign-in.view.ts';
 
 /** Sign-in, sign-out, the landing page and one's own password. */
 export async function accountRoutes(app: FastifyInstance, { storage, clock }: ConsoleOptions) {
-  const { db } = storage;
-
   app.get('/', { preHandler: signedIn }, async (request, reply) => {
     if (canManageKeys(request.staff!.role)) return reply.redirect('/console/keys', 303);
     return render(reply, 200, homePage(pageContext(request, reply)));
@@ -28,7 +26,11 @@ export async function accountRoutes(app: FastifyInstance, { storage, clock }: Co
 
   app.post('/sign-in', async (request, reply) => {
     const email = formText(request, 'email', 320);
-    const result = await signIn(db, clock, { email, password: formText(request, 'password', 1000), ip: request.ip });
+    const result = await signIn(storage, clock, {
+      email,
+      password: formText(request, 'password', 1000),
+      ip: request.ip,
+    });
     const ctx = pageContext(request, reply);
     if (result.kind === 'locked') {
       const minutes = Math.max(1, Math.ceil((result.until - clock()) / 60_000));
@@ -44,13 +46,13 @@ export async function accountRoutes(app: FastifyInstance, { storage, clock }: Co
     if (result.kind === 'refused') {
       return render(reply, 401, signInPage(ctx, { email, error: 'The email or password is not right.' }));
     }
-    const token = await startSession(db, clock, result.staff.id);
+    const token = await startSession(storage, clock, result.staff.id);
     reply.setCookie(SESSION_COOKIE, token, SESSION_COOKIE_OPTIONS);
     return reply.redirect('/console', 303);
   });
 
   app.post('/sign-out', async (request, reply) => {
-    await endSession(db, request.cookies[SESSION_COOKIE]);
+    await endSession(storage, request.cookies[SESSION_COOKIE]);
     reply.clearCookie(SESSION_COOKIE, SESSION_COOKIE_OPTIONS);
     return reply.redirect('/console/sign-in', 303);
   });
@@ -70,7 +72,7 @@ export async function accountRoutes(app: FastifyInstance, { storage, clock }: Co
     if (next.length > 200) errors.new_password = 'Use 200 characters or fewer.';
     if (Object.keys(errors).length === 0) {
       try {
-        await changeOwnPassword(db, clock, { workspaceId: staff.workspaceId, email: staff.email, current, next });
+        await changeOwnPassword(storage, clock, { workspaceId: staff.workspaceId, email: staff.email, current, next });
         // Every session of theirs ended, this one too: they sign in again with the new password.
         reply.clearCookie(SESSION_COOKIE, SESSION_COOKIE_OPTIONS);
         return reply.redirect('/console/sign-in?changed=1', 303);

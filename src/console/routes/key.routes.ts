@@ -48,7 +48,7 @@ export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }
       const reason = move === 'pause' ? formText(request, 'reason', 2000) : '';
       try {
         await changeWorkspaceKeyStatus(
-          db,
+          storage,
           clock,
           staff.workspaceId,
           request.params.id,

@@ -59,7 +59,7 @@ export async function keysRoutes(app: FastifyInstance, { storage, clock, smtp }:
     if (!form.input) return showForm(request, reply, 400, form.values, form.errors);
     try {
       // The signed-in person made the key and agreed to the three terms, now (SPEC "Authentication" 2).
-      const { key, secret } = await createKey(db, clock, {
+      const { key, secret } = await createKey(storage, clock, {
         ...form.input,
         workspaceId: staff.workspaceId,
         createdBy: staff.email,

@@ -153,7 +153,7 @@ export function createPostgresEngine(url: string, options: PostgresOptions = {})
     name: 'postgres',
     dialect: new PostgresDialect({ pool: new GuardedPool(pool, statementMs && statementMs + READ_TIMEOUT_SLACK_MS) }),
     // Every COMMIT is durable when it returns (PostgreSQL groups the fsyncs of concurrent commits itself).
-    committed: () => Promise.resolve(),
+    durable: () => Promise.resolve(),
     // A session advisory lock on one pinned connection: several processes, one runner.
     async withJobLock(db, lock, fn) {
       return db.connection().execute(async (conn) => {

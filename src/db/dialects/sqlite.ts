@@ -1,16 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import {
-  CompiledQuery,
-  sql,
-  SqliteDialect,
-  SqliteDriver,
-  type DatabaseConnection,
-  type Driver,
-  type SqliteDatabase,
-} from 'kysely';
+import { sql, type SqliteDatabase } from 'kysely';
 import { BACKSTOP_PAGES, BackgroundCheckpointer, SQLITE_DEFAULT_PAGES } from './sqlite-checkpointer.ts';
+import { GroupCommitDialect, GroupCommitDriver } from './sqlite-group-commit.ts';
 import type { Engine, JsonSql } from './types.ts';
 
 /** `./data/venue.sqlite`, `sqlite:PATH`, or `:memory:`. */
@@ -39,123 +32,6 @@ function withStatementCache(database: SQLite.Database, max = 500): SqliteDatabas
       return statement;
     },
   };
-}
-
-/**
- * Group commit: the write transactions that run together share one COMMIT, so one fsync
- * (synchronous=FULL) makes a whole group durable instead of one request each, the cost that
- * bounded writes a second.
- *
- * The first transaction of a group begins it (BEGIN IMMEDIATE: the write lock, so a check made
- * at a transaction's start, an Idempotency-Key or a version, still holds at its commit,
- * across processes); each transaction is a savepoint inside it, released on success and
- * rolled back alone on failure. A transaction's end schedules the group's COMMIT for the
- * event loop's next check phase (setImmediate): better-sqlite3 is synchronous, so every
- * request whose bytes arrived in the same turn has run its transaction by then.
- * `committed()` resolves when the group holding everything finished so far is durable; the
- * write pipeline answers only after it. A read in between sees a group's rows a moment
- * before they are durable; were that COMMIT to fail (a disk error), the writers get errors.
- */
-const SAVEPOINT = 'venue_write';
-
-interface Group {
-  promise: Promise<void>;
-  resolve(): void;
-  reject(err: unknown): void;
-}
-
-function newGroup(): Group {
-  let resolve!: () => void;
-  let reject!: (err: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // A group nobody awaits (only reads and background writes joined it) must not be an unhandled rejection.
-  promise.catch(() => undefined);
-  return { promise, resolve, reject };
-}
-
-const raw = (text: string) => CompiledQuery.raw(text);
-
-class GroupCommitDriver extends SqliteDriver {
-  private group: Group | null = null;
-  private scheduled = false;
-
-  constructor(
-    private readonly database: SQLite.Database,
-    config: { database: SqliteDatabase },
-    private readonly checkpointer: BackgroundCheckpointer | null = null,
-  ) {
-    super(config);
-  }
-
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    if (!this.database.inTransaction) {
-      await connection.executeQuery(raw('begin immediate'));
-      this.group = newGroup();
-    }
-    await connection.executeQuery(raw(`savepoint ${SAVEPOINT}`));
-  }
-
-  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(raw(`release ${SAVEPOINT}`));
-    this.schedule();
-  }
-
-  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    // Some errors (a full disk) end the whole transaction; then there is no savepoint left.
-    if (this.database.inTransaction) {
-      await connection.executeQuery(raw(`rollback to ${SAVEPOINT}`));
-      await connection.executeQuery(raw(`release ${SAVEPOINT}`));
-    }
-    this.schedule();
-  }
-
-  /** Resolves once every transaction finished so far is durable (or rejects: its group failed). */
-  committed(): Promise<void> {
-    return this.group?.promise ?? Promise.resolve();
-  }
-
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => void this.flush());
-  }
-
-  /** Commits the open group, between transactions (it takes the connection like one). */
-  async flush(): Promise<void> {
-    this.scheduled = false;
-    const connection = await this.acquireConnection();
-    const group = this.group;
-    this.group = null;
-    try {
-      if (this.database.inTransaction) await connection.executeQuery(raw('commit'));
-      else if (group) throw new Error('the transaction of a group commit ended before its commit');
-      group?.resolve();
-      if (group) this.checkpointer?.written();
-    } catch (err) {
-      if (this.database.inTransaction) this.database.exec('rollback');
-      group?.reject(err);
-    } finally {
-      await this.releaseConnection();
-    }
-  }
-
-  override async destroy(): Promise<void> {
-    await this.flush();
-    await this.checkpointer?.close();
-    await super.destroy();
-  }
-}
-
-class GroupCommitDialect extends SqliteDialect {
-  constructor(private readonly driver: GroupCommitDriver) {
-    super({ database: {} as SqliteDatabase });
-  }
-  override createDriver(): Driver {
-    return this.driver;
-  }
 }
 
 /**
@@ -209,7 +85,12 @@ export function createSqliteEngine(url: string, options: SqliteOptions = {}): En
   database.pragma(`busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
   database.pragma(`cache_size = -${Math.max(1, Math.trunc(options.cacheMiB ?? DEFAULT_CACHE_MIB)) * 1024}`);
   // Analyse what needs it now (0x10002: also tables never analysed), as SQLite advises at open.
-  database.pragma('optimize = 0x10002');
+  // It writes statistics: on a full disk they wait, and the process still opens to serve reads.
+  try {
+    database.pragma('optimize = 0x10002');
+  } catch {
+    // Statistics are an optimisation; the hourly refresh tries again.
+  }
   let checkpointer: BackgroundCheckpointer | null = null;
   if (options.backgroundCheckpoint && path !== ':memory:' && path !== '') {
     checkpointer = new BackgroundCheckpointer(path, () => {
@@ -222,7 +103,7 @@ export function createSqliteEngine(url: string, options: SqliteOptions = {}): En
   return {
     name: 'sqlite',
     dialect: new GroupCommitDialect(driver),
-    committed: () => driver.committed(),
+    durable: () => driver.durable(),
     // One process serves a SQLite file, so the job always runs here.
     async withJobLock(_db, _lock, fn) {
       return { ran: true, value: await fn() };

@@ -6,11 +6,12 @@ export interface Engine {
   readonly name: 'sqlite' | 'postgres';
   readonly dialect: Dialect;
   /**
-   * Resolves once every transaction that has finished so far is durable. SQLite commits
-   * the write transactions that run together as one group (sqlite.ts), so a finished
-   * transaction may still wait for its group's COMMIT; PostgreSQL's are durable already.
+   * Asked inside a transaction: resolves once that transaction is durable, rejects when it
+   * will never be. SQLite commits the write transactions that run together as one group
+   * (sqlite-group-commit.ts), so a finished transaction still waits for its group's COMMIT;
+   * PostgreSQL's COMMIT has returned by then. Only the write path (src/db/write.ts) asks.
    */
-  committed(): Promise<void>;
+  durable(): Promise<void>;
   /**
    * Run `fn` only if no other process is running the job named `lock` right now;
    * answers false (without running) when another holds it. SQLite serves one process.

@@ -1,5 +1,5 @@
 import type { ExpressionBuilder, Transaction } from 'kysely';
-import type { ChangeLogTable, Database, Queryable } from '../../db/schema.ts';
+import type { ChangeLogTable, Database, Queryable, Tx } from '../../db/schema.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Actor } from '../actor.model.ts';
 import { preparedInsert } from '../../db/prepared.ts';
@@ -120,8 +120,8 @@ export async function changesByKey(db: Queryable, keyId: string): Promise<Change
 }
 
 /** One batch of the changes older than `before` (DECISIONS: kept 365 days, then purged). */
-export async function deleteChangesBefore(db: Queryable, before: number, limit: number): Promise<number> {
-  const result = await db
+export async function deleteChangesBefore(tx: Tx, before: number, limit: number): Promise<number> {
+  const result = await tx
     .deleteFrom('change_log')
     .where('id', 'in', (eb) => eb.selectFrom('change_log').select('id').where('at', '<', before).limit(limit))
     .executeTakeFirst();

@@ -1,6 +1,7 @@
 import type { Engine } from '../../db/dialects/types.ts';
-import type { CustomerTable, Db, Queryable } from '../../db/schema.ts';
+import type { CustomerTable, Queryable } from '../../db/schema.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
+import type { Writer } from '../../db/write.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
 import { notFound } from '../../errors.ts';
 import { isIdOf } from '../../lib/ids.ts';
@@ -124,7 +125,7 @@ async function undoCustomer(tx: Tx, actor: Actor, target: UndoTarget): Promise<W
 }
 
 export async function undoKeyChanges(
-  storage: { db: Db; engine: Engine },
+  storage: Writer & { readonly engine: Engine },
   keyId: string,
   options: UndoOptions,
 ): Promise<UndoReport> {
@@ -134,7 +135,7 @@ export async function undoKeyChanges(
 
 /** The same undo, also listing each change reverted (the console's preview and result name them). */
 export async function undoKeyChangesInDetail(
-  storage: { db: Db; engine: Engine },
+  storage: Writer & { readonly engine: Engine },
   keyId: string,
   options: UndoOptions,
 ): Promise<DetailedUndoReport> {
@@ -148,7 +149,7 @@ export async function undoKeyChangesInDetail(
     { workspaceId: key.workspaceId, livemode: key.mode === 'live' },
     options.clock,
   );
-  const writes = new WritePipeline(db, storage.engine);
+  const writes = new WritePipeline(storage, storage.engine);
   const report: DetailedUndoReport = { reverted: 0, skipped: [], reverts: [] };
   for (const customerId of await customersChangedBy(db, keyId)) {
     const target = { keyId, customerId };

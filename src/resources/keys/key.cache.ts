@@ -22,6 +22,8 @@ export class KeyCache {
     private readonly db: Db,
     private readonly refreshMs: number,
     private readonly now: () => number = Date.now,
+    /** Told of a failed poll (the database down, say); the next tick polls again. */
+    private readonly onError: (err: unknown) => void = () => undefined,
   ) {
     this.lastPoll = this.now();
   }
@@ -55,7 +57,7 @@ export class KeyCache {
     if (this.timer) return;
     const tick = () => {
       this.refresh()
-        .catch(() => undefined) // a failed poll is retried on the next tick
+        .catch(this.onError)
         .finally(() => {
           if (this.timer) this.timer = setTimeout(tick, this.refreshMs).unref();
         });

@@ -1,5 +1,5 @@
-import type { Insertable, Transaction, Updateable } from 'kysely';
-import type { ApiKeyTable, Database, Queryable } from '../../db/schema.ts';
+import type { Insertable, Updateable } from 'kysely';
+import type { ApiKeyTable, Queryable, Tx } from '../../db/schema.ts';
 import {
   DEFAULT_WORKSPACE_REQUESTS_PER_MINUTE,
   effectiveLimits,
@@ -130,9 +130,9 @@ export async function findKeyRecord(db: Queryable, workspaceId: string, id: stri
 }
 
 /** Stamps keys' last use (the activity tracker's flush: at most one write per key per flush). */
-export async function markKeysUsed(db: Queryable, lastUse: Map<string, number>): Promise<void> {
+export async function markKeysUsed(tx: Tx, lastUse: Map<string, number>): Promise<void> {
   for (const [id, at] of lastUse) {
-    await db
+    await tx
       .updateTable('api_keys')
       .set({ last_used_at: at })
       .where('id', '=', id)
@@ -160,12 +160,12 @@ export async function countLiveKeys(db: Queryable, workspaceId: string): Promise
   return Number(row.n);
 }
 
-export async function insertKey(tx: Transaction<Database>, row: Insertable<ApiKeyTable>): Promise<void> {
+export async function insertKey(tx: Tx, row: Insertable<ApiKeyTable>): Promise<void> {
   await tx.insertInto('api_keys').values(row).execute();
 }
 
-export async function updateKey(db: Queryable, id: string, set: Updateable<ApiKeyTable>): Promise<void> {
-  await db.updateTable('api_keys').set(set).where('id', '=', id).execute();
+export async function updateKey(tx: Tx, id: string, set: Updateable<ApiKeyTable>): Promise<void> {
+  await tx.updateTable('api_keys').set(set).where('id', '=', id).execute();
 }
 
 /** Keys paused right now, in every workspace (the metrics read it at scrape). */

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/schema.ts';
+import type { Writer } from '../../db/write.ts';
 import { ApiError, invalid, notFound } from '../../errors.ts';
 import { isIdOf, newId } from '../../lib/ids.ts';
 import { hashKeySecret, newKeySecret } from '../../lib/key-secret.ts';
@@ -74,8 +75,15 @@ function checkRestriction(input: CreateKeyInput): { canRead: Collection[]; canWr
   return { canRead: canRead as Collection[], canWrite: canWrite as WritePermission[] };
 }
 
-/** Makes a key; the secret is in the answer and nowhere else, ever (SPEC "Authentication" 4). */
-export async function createKey(db: Db, clock: Clock, input: CreateKeyInput): Promise<{ key: ApiKey; secret: string }> {
+/**
+ * Makes a key; the secret is in the answer and nowhere else, ever (SPEC "Authentication" 4).
+ * Answered only once the key is durable: a secret for a key that was not stored is never shown.
+ */
+export async function createKey(
+  store: Writer,
+  clock: Clock,
+  input: CreateKeyInput,
+): Promise<{ key: ApiKey; secret: string }> {
   const name = input.name.trim();
   if (!name || name.length > 100)
     throw invalid('a key needs a name of 1 to 100 characters', [
@@ -93,7 +101,7 @@ export async function createKey(db: Db, clock: Clock, input: CreateKeyInput): Pr
     throw invalid('expires_at must be in the future', [{ field: 'expires_at', message: 'must be in the future' }]);
   const secret = newKeySecret(input.mode);
   const id = newId('key');
-  await db.transaction().execute(async (tx) => {
+  const key = await store.write(async (tx) => {
     if (!(await workspaceExists(tx, input.workspaceId))) throw notFound(`no workspace ${input.workspaceId}`);
     // DECISIONS "Keys": at most 25 keys that are not revoked per workspace.
     if ((await countLiveKeys(tx, input.workspaceId)) >= MAX_KEYS_PER_WORKSPACE) {
@@ -119,8 +127,8 @@ export async function createKey(db: Db, clock: Clock, input: CreateKeyInput): Pr
       created_at: now,
       updated_at: now,
     });
+    return findKeyById(tx, id);
   });
-  const key = await findKeyById(db, id);
   if (!key) throw new Error('key vanished after insert');
   return { key, secret };
 }
@@ -136,27 +144,29 @@ const MOVES: Record<'pause' | 'resume' | 'revoke', { from: KeyStatus[]; to: KeyS
  * is what makes every process's key cache pick the change up (see key.cache.ts).
  */
 export async function changeKeyStatus(
-  db: Db,
+  store: Writer,
   clock: Clock,
   keyId: string,
   move: 'pause' | 'resume' | 'revoke',
   reason: string | null = null,
 ): Promise<ApiKey> {
   if (!isIdOf('key', keyId)) throw notFound(`no key ${keyId}`);
-  const current = await findKeyById(db, keyId);
-  if (!current) throw notFound(`no key ${keyId}`);
   const { from, to } = MOVES[move];
-  if (!from.includes(current.status)) throw new ApiError('conflict', `a ${current.status} key cannot be ${move}d`);
-  const now = clock();
-  await updateKey(db, keyId, {
-    status: to,
-    updated_at: Math.max(now, current.updatedAt + 1),
-    ...(move === 'pause' ? { paused_at: now, pause_reason: reason ?? 'paused by an operator' } : {}),
-    // resumed_at: the activity check forgives what came before a resume (004-activity).
-    ...(move === 'resume' ? { paused_at: null, pause_reason: null, resumed_at: now } : {}),
-    ...(move === 'revoke' ? { revoked_at: current.revokedAt ?? now } : {}),
+  return store.write(async (tx) => {
+    const current = await findKeyById(tx, keyId);
+    if (!current) throw notFound(`no key ${keyId}`);
+    if (!from.includes(current.status)) throw new ApiError('conflict', `a ${current.status} key cannot be ${move}d`);
+    const now = clock();
+    await updateKey(tx, keyId, {
+      status: to,
+      updated_at: Math.max(now, current.updatedAt + 1),
+      ...(move === 'pause' ? { paused_at: now, pause_reason: reason ?? 'paused by an operator' } : {}),
+      // resumed_at: the activity check forgives what came before a resume (004-activity).
+      ...(move === 'resume' ? { paused_at: null, pause_reason: null, resumed_at: now } : {}),
+      ...(move === 'revoke' ? { revoked_at: current.revokedAt ?? now } : {}),
+    });
+    return (await findKeyById(tx, keyId))!;
   });
-  return (await findKeyById(db, keyId))!;
 }
 
 /** What a key's row says of it now: expired is a time, not a stored status. */
@@ -183,18 +193,18 @@ export async function getWorkspaceKey(db: Db, workspaceId: string, keyId: string
 
 /** A person moving one of their workspace's keys (the console): the same move as the CLI's. */
 export async function changeWorkspaceKeyStatus(
-  db: Db,
+  store: Writer,
   clock: Clock,
   workspaceId: string,
   keyId: string,
   move: 'pause' | 'resume' | 'revoke',
   reason: string | null = null,
 ): Promise<ApiKey> {
-  await getWorkspaceKey(db, workspaceId, keyId);
+  await getWorkspaceKey(store.db, workspaceId, keyId);
   const why = reason?.trim() ?? '';
   if (why.length > 500)
     throw invalid('a pause reason has at most 500 characters', [
       { field: 'reason', message: 'has at most 500 characters' },
     ]);
-  return changeKeyStatus(db, clock, keyId, move, why || null);
+  return changeKeyStatus(store, clock, keyId, move, why || null);
 }

@@ -1,4 +1,4 @@
-import type { ConsoleSessionTable, Queryable, StaffTable } from '../../db/schema.ts';
+import type { ConsoleSessionTable, Queryable, StaffTable, Tx } from '../../db/schema.ts';
 
 /** Console sessions (005-console), found by the SHA-256 of the cookie's token. */
 export interface SessionRow extends ConsoleSessionTable {
@@ -9,8 +9,8 @@ export interface SessionRow extends ConsoleSessionTable {
   workspace_name: string;
 }
 
-export async function insertSession(db: Queryable, row: ConsoleSessionTable): Promise<void> {
-  await db.insertInto('console_sessions').values(row).execute();
+export async function insertSession(tx: Tx, row: ConsoleSessionTable): Promise<void> {
+  await tx.insertInto('console_sessions').values(row).execute();
 }
 
 export async function findSession(db: Queryable, tokenHash: string): Promise<SessionRow | undefined> {
@@ -34,19 +34,19 @@ export async function findSession(db: Queryable, tokenHash: string): Promise<Ses
     .executeTakeFirst();
 }
 
-export async function touchSession(db: Queryable, tokenHash: string, at: number): Promise<void> {
-  await db.updateTable('console_sessions').set({ last_seen_at: at }).where('token_hash', '=', tokenHash).execute();
+export async function touchSession(tx: Tx, tokenHash: string, at: number): Promise<void> {
+  await tx.updateTable('console_sessions').set({ last_seen_at: at }).where('token_hash', '=', tokenHash).execute();
 }
 
-export async function deleteSession(db: Queryable, tokenHash: string): Promise<void> {
-  await db.deleteFrom('console_sessions').where('token_hash', '=', tokenHash).execute();
+export async function deleteSession(tx: Tx, tokenHash: string): Promise<void> {
+  await tx.deleteFrom('console_sessions').where('token_hash', '=', tokenHash).execute();
 }
 
-export async function deleteSessionsOf(db: Queryable, staffId: string): Promise<number> {
-  const result = await db.deleteFrom('console_sessions').where('staff_id', '=', staffId).executeTakeFirst();
+export async function deleteSessionsOf(tx: Tx, staffId: string): Promise<number> {
+  const result = await tx.deleteFrom('console_sessions').where('staff_id', '=', staffId).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
-export async function deleteExpiredSessions(db: Queryable, now: number): Promise<void> {
-  await db.deleteFrom('console_sessions').where('expires_at', '<=', now).execute();
+export async function deleteExpiredSessions(tx: Tx, now: number): Promise<void> {
+  await tx.deleteFrom('console_sessions').where('expires_at', '<=', now).execute();
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from '../../db/schema.ts';
+import { unavailableReason } from '../../db/unavailable.ts';
+import type { Writer } from '../../db/write.ts';
 import { MINUTE_MS, type Clock } from '../../lib/time.ts';
 import type { StaffRole } from '../workspaces/workspace.service.ts';
 import { deleteExpiredSessions, deleteSession, findSession, insertSession, touchSession } from './session.repo.ts';
@@ -23,33 +24,45 @@ export interface StaffSession {
 const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
 
 /** Starts a session and returns the token for the cookie (the database keeps only its hash). */
-export async function startSession(db: Db, clock: Clock, staffId: string): Promise<string> {
+export async function startSession(store: Writer, clock: Clock, staffId: string): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   const now = clock();
-  await deleteExpiredSessions(db, now);
-  await insertSession(db, {
-    token_hash: hashToken(token),
-    staff_id: staffId,
-    created_at: now,
-    last_seen_at: now,
-    expires_at: now + SESSION_RULES.lifetimeMs,
+  await store.write(async (tx) => {
+    await deleteExpiredSessions(tx, now);
+    await insertSession(tx, {
+      token_hash: hashToken(token),
+      staff_id: staffId,
+      created_at: now,
+      last_seen_at: now,
+      expires_at: now + SESSION_RULES.lifetimeMs,
+    });
   });
   return token;
 }
 
 /** The person a cookie's token signs in, or null when it names no live session. */
-export async function resolveSession(db: Db, clock: Clock, token: string | undefined): Promise<StaffSession | null> {
+export async function resolveSession(
+  store: Writer,
+  clock: Clock,
+  token: string | undefined,
+): Promise<StaffSession | null> {
   if (!token || token.length > 100) return null;
   const hash = hashToken(token);
-  const row = await findSession(db, hash);
+  const row = await findSession(store.db, hash);
   const now = clock();
   if (!row) return null;
   if (row.expires_at <= now || row.last_seen_at + SESSION_RULES.idleMs <= now) {
-    await deleteSession(db, hash);
+    await store.write((tx) => deleteSession(tx, hash));
     return null;
   }
-  // Once a minute is enough to keep the idle clock honest without a write per page.
-  if (now - row.last_seen_at >= MINUTE_MS) await touchSession(db, hash, now);
+  // Once a minute is enough to keep the idle clock honest without a write per page. A touch
+  // that cannot be written (a full disk) does not stop the page: the next request tries again.
+  if (now - row.last_seen_at >= MINUTE_MS)
+    await store
+      .write((tx) => touchSession(tx, hash, now))
+      .catch((err: unknown) => {
+        if (!unavailableReason(err)) throw err;
+      });
   return {
     staffId: row.staff_id,
     workspaceId: row.workspace_id,
@@ -60,6 +73,6 @@ export async function resolveSession(db: Db, clock: Clock, token: string | undef
   };
 }
 
-export async function endSession(db: Db, token: string | undefined): Promise<void> {
-  if (token) await deleteSession(db, hashToken(token));
+export async function endSession(store: Writer, token: string | undefined): Promise<void> {
+  if (token) await store.write((tx) => deleteSession(tx, hashToken(token)));
 }

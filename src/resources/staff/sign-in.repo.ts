@@ -1,8 +1,8 @@
-import type { ConsoleSignInFailureTable, Queryable } from '../../db/schema.ts';
+import type { ConsoleSignInFailureTable, Queryable, Tx } from '../../db/schema.ts';
 
 /** Failed sign-ins and the lock-outs they lead to (005-console). */
-export async function recordFailure(db: Queryable, row: ConsoleSignInFailureTable): Promise<void> {
-  await db.insertInto('console_sign_in_failures').values(row).execute();
+export async function recordFailure(tx: Tx, row: ConsoleSignInFailureTable): Promise<void> {
+  await tx.insertInto('console_sign_in_failures').values(row).execute();
 }
 
 export async function countFailures(
@@ -19,17 +19,17 @@ export async function countFailures(
   return Number(row.n);
 }
 
-export async function clearEmailFailures(db: Queryable, email: string): Promise<void> {
-  await db.deleteFrom('console_sign_in_failures').where('email', '=', email).execute();
+export async function clearEmailFailures(tx: Tx, email: string): Promise<void> {
+  await tx.deleteFrom('console_sign_in_failures').where('email', '=', email).execute();
 }
 
-export async function deleteFailuresBefore(db: Queryable, before: number): Promise<void> {
-  await db.deleteFrom('console_sign_in_failures').where('at', '<=', before).execute();
-  await db.deleteFrom('console_lockouts').where('until', '<=', before).execute();
+export async function deleteFailuresBefore(tx: Tx, before: number): Promise<void> {
+  await tx.deleteFrom('console_sign_in_failures').where('at', '<=', before).execute();
+  await tx.deleteFrom('console_lockouts').where('until', '<=', before).execute();
 }
 
-export async function lockUntil(db: Queryable, subject: string, until: number): Promise<void> {
-  await db
+export async function lockUntil(tx: Tx, subject: string, until: number): Promise<void> {
+  await tx
     .insertInto('console_lockouts')
     .values({ subject, until })
     .onConflict((oc) => oc.column('subject').doUpdateSet({ until }))

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/schema.ts';
+import type { Writer } from '../../db/write.ts';
 import { randomBase62 } from '../../lib/ids.ts';
 import { decoyPasswordHash, verifyPasswordAsync } from '../../lib/password.ts';
 import { MINUTE_MS, type Clock } from '../../lib/time.ts';
@@ -39,10 +39,11 @@ const emailSubject = (email: string) => `email:${email}`;
 const addressSubject = (ip: string) => `address:${addressBucket(ip)}`;
 
 export async function signIn(
-  db: Db,
+  store: Writer,
   clock: Clock,
   input: { email: string; password: string; ip: string },
 ): Promise<SignInResult> {
+  const { db } = store;
   const email = normaliseEmail(input.email).slice(0, 320);
   const address = addressBucket(input.ip);
   const now = clock();
@@ -57,22 +58,24 @@ export async function signIn(
     if (ok && staff && !match) match = staff;
   }
   if (match) {
-    await clearEmailFailures(db, email);
+    await store.write((tx) => clearEmailFailures(tx, email));
     return { kind: 'signed_in', staff: match };
   }
 
   const since = now - SIGN_IN_RULES.windowMs;
-  // What no rule can count any more goes, so the tables stay as small as the last 15 minutes.
-  await deleteFailuresBefore(db, since);
-  await recordFailure(db, { id: randomBase62(22), email, address, at: now });
-  const until = now + SIGN_IN_RULES.lockMs;
-  if ((await countFailures(db, { column: 'email', value: email }, since)) >= SIGN_IN_RULES.emailFailures) {
-    await lockUntil(db, emailSubject(email), until);
-    return { kind: 'locked', until };
-  }
-  if ((await countFailures(db, { column: 'address', value: address }, since)) >= SIGN_IN_RULES.addressFailures) {
-    await lockUntil(db, addressSubject(input.ip), until);
-    return { kind: 'locked', until };
-  }
-  return { kind: 'refused' };
+  return store.write(async (tx): Promise<SignInResult> => {
+    // What no rule can count any more goes, so the tables stay as small as the last 15 minutes.
+    await deleteFailuresBefore(tx, since);
+    await recordFailure(tx, { id: randomBase62(22), email, address, at: now });
+    const until = now + SIGN_IN_RULES.lockMs;
+    if ((await countFailures(tx, { column: 'email', value: email }, since)) >= SIGN_IN_RULES.emailFailures) {
+      await lockUntil(tx, emailSubject(email), until);
+      return { kind: 'locked', until };
+    }
+    if ((await countFailures(tx, { column: 'address', value: address }, since)) >= SIGN_IN_RULES.addressFailures) {
+      await lockUntil(tx, addressSubject(input.ip), until);
+      return { kind: 'locked', until };
+    }
+    return { kind: 'refused' };
+  });
 }

@@ -1,4 +1,4 @@
-import type { Queryable, StaffTable } from '../../db/schema.ts';
+import type { Queryable, StaffTable, Tx } from '../../db/schema.ts';
 
 /** Staff rows for signing in and setting passwords (the console and the CLI). */
 export type StaffRow = Pick<StaffTable, 'id' | 'workspace_id' | 'email' | 'name' | 'role' | 'password_hash'>;
@@ -29,6 +29,6 @@ export async function findStaffInWorkspace(
     .executeTakeFirst();
 }
 
-export async function setPasswordHash(db: Queryable, staffId: string, hash: string, now: number): Promise<void> {
-  await db.updateTable('staff').set({ password_hash: hash, updated_at: now }).where('id', '=', staffId).execute();
+export async function setPasswordHash(tx: Tx, staffId: string, hash: string, now: number): Promise<void> {
+  await tx.updateTable('staff').set({ password_hash: hash, updated_at: now }).where('id', '=', staffId).execute();
 }

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/schema.ts';
+import type { Writer } from '../../db/write.ts';
 import { invalid, notFound } from '../../errors.ts';
 import { hashPassword, verifyPasswordAsync } from '../../lib/password.ts';
 import type { Clock } from '../../lib/time.ts';
@@ -27,17 +27,19 @@ export function checkNewPassword(password: string): void {
  * changed password is how a person throws out whoever else may be signed in as them.
  */
 export async function setStaffPassword(
-  db: Db,
+  store: Writer,
   clock: Clock,
   input: { workspaceId: string; email: string; password: string },
 ): Promise<{ id: string; email: string; sessions_ended: number }> {
-  await getWorkspace(db, input.workspaceId);
+  await getWorkspace(store.db, input.workspaceId);
   const email = normaliseEmail(input.email);
-  const staff = await findStaffInWorkspace(db, input.workspaceId, email);
+  const staff = await findStaffInWorkspace(store.db, input.workspaceId, email);
   if (!staff) throw notFound(`${email} is not staff of ${input.workspaceId}`);
   checkNewPassword(input.password);
-  const ended = await db.transaction().execute(async (tx) => {
-    await setPasswordHash(tx, staff.id, hashPassword(input.password), clock());
+  // Hashed before the transaction: scrypt's time is not spent holding the write lock.
+  const hash = hashPassword(input.password);
+  const ended = await store.write(async (tx) => {
+    await setPasswordHash(tx, staff.id, hash, clock());
     return deleteSessionsOf(tx, staff.id);
   });
   return { id: staff.id, email: staff.email, sessions_ended: ended };
@@ -45,13 +47,13 @@ export async function setStaffPassword(
 
 /** A signed-in person changing their own password: the current one first (console). */
 export async function changeOwnPassword(
-  db: Db,
+  store: Writer,
   clock: Clock,
   input: { workspaceId: string; email: string; current: string; next: string },
 ): Promise<void> {
-  const staff = await findStaffInWorkspace(db, input.workspaceId, normaliseEmail(input.email));
+  const staff = await findStaffInWorkspace(store.db, input.workspaceId, normaliseEmail(input.email));
   if (!staff || !(await verifyPasswordAsync(input.current, staff.password_hash))) {
     throw invalid('the current password is not right', [{ field: 'current_password', message: 'is not right' }]);
   }
-  await setStaffPassword(db, clock, { workspaceId: input.workspaceId, email: staff.email, password: input.next });
+  await setStaffPassword(store, clock, { workspaceId: input.workspaceId, email: staff.email, password: input.next });
 }

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { Queryable, StaffTable, WorkspaceTable } from '../../db/schema.ts';
+import type { Queryable, StaffTable, Tx, WorkspaceTable } from '../../db/schema.ts';
 
 /** Workspaces and their staff (the people who sign in to the developer settings). */
 export async function workspaceExists(db: Queryable, id: string): Promise<boolean> {
@@ -10,12 +10,12 @@ export async function findWorkspace(db: Queryable, id: string): Promise<Workspac
   return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function insertWorkspace(db: Queryable, row: WorkspaceTable): Promise<void> {
-  await db.insertInto('workspaces').values(row).execute();
+export async function insertWorkspace(tx: Tx, row: WorkspaceTable): Promise<void> {
+  await tx.insertInto('workspaces').values(row).execute();
 }
 
-export async function setWorkspaceLimits(db: Queryable, id: string, limits: string, updatedAt: number): Promise<void> {
-  await db.updateTable('workspaces').set({ limits, updated_at: updatedAt }).where('id', '=', id).execute();
+export async function setWorkspaceLimits(tx: Tx, id: string, limits: string, updatedAt: number): Promise<void> {
+  await tx.updateTable('workspaces').set({ limits, updated_at: updatedAt }).where('id', '=', id).execute();
 }
 
 export async function staffEmailTaken(db: Queryable, workspaceId: string, email: string): Promise<boolean> {
@@ -28,8 +28,8 @@ export async function staffEmailTaken(db: Queryable, workspaceId: string, email:
   return row !== undefined;
 }
 
-export async function insertStaff(db: Queryable, row: Insertable<StaffTable>): Promise<void> {
-  await db.insertInto('staff').values(row).execute();
+export async function insertStaff(tx: Tx, row: Insertable<StaffTable>): Promise<void> {
+  await tx.insertInto('staff').values(row).execute();
 }
 
 /** The emails of the workspace's staff with these roles, in order. */

@@ -1,4 +1,5 @@
-import type { Db } from '../../db/schema.ts';
+import type { Db, Tx } from '../../db/schema.ts';
+import type { Writer } from '../../db/write.ts';
 import { ApiError, invalid, notFound } from '../../errors.ts';
 import { isIdOf, newId } from '../../lib/ids.ts';
 import { hashPassword } from '../../lib/password.ts';
@@ -24,7 +25,16 @@ function checkWorkspaceLimit(name: string, value: number): { requests_per_minute
 }
 
 export async function createWorkspace(
-  db: Db,
+  store: Writer,
+  clock: Clock,
+  input: { name: string; requestsPerMinute?: number },
+): Promise<Workspace> {
+  return store.write((tx) => insertNewWorkspace(tx, clock, input));
+}
+
+/** The same, inside a transaction that writes more (the first start's demo record). */
+export async function insertNewWorkspace(
+  tx: Tx,
   clock: Clock,
   input: { name: string; requestsPerMinute?: number },
 ): Promise<Workspace> {
@@ -36,16 +46,18 @@ export async function createWorkspace(
       : checkWorkspaceLimit('requests_per_minute', input.requestsPerMinute);
   const now = clock();
   const id = newId('workspace');
-  await insertWorkspace(db, { id, name, limits: JSON.stringify(limits), created_at: now, updated_at: now });
+  await insertWorkspace(tx, { id, name, limits: JSON.stringify(limits), created_at: now, updated_at: now });
   return { id, name, limits, created_at: new Date(now).toISOString() };
 }
 
 /** Changing updated_at is what spreads the new limit to every process's key cache. */
-export async function setWorkspaceLimit(db: Db, clock: Clock, workspaceId: string, name: string, value: number) {
+export async function setWorkspaceLimit(store: Writer, clock: Clock, workspaceId: string, name: string, value: number) {
   const limits = checkWorkspaceLimit(name, value);
-  const ws = await getWorkspace(db, workspaceId);
-  await setWorkspaceLimits(db, workspaceId, JSON.stringify(limits), Math.max(clock(), Date.parse(ws.created_at) + 1));
-  return { ...ws, limits };
+  return store.write(async (tx) => {
+    const ws = await getWorkspace(tx, workspaceId);
+    await setWorkspaceLimits(tx, workspaceId, JSON.stringify(limits), Math.max(clock(), Date.parse(ws.created_at) + 1));
+    return { ...ws, limits };
+  });
 }
 
 export async function getWorkspace(db: Db, workspaceId: string): Promise<Workspace> {
@@ -72,31 +84,30 @@ export interface StaffMember {
 }
 
 export async function addStaff(
-  db: Db,
+  store: Writer,
   clock: Clock,
   input: { workspaceId: string; email: string; name: string; role: string; password?: string },
 ): Promise<StaffMember> {
-  await getWorkspace(db, input.workspaceId);
   const email = input.email.trim().toLowerCase();
   if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) throw invalid(`"${input.email}" is not an email address`);
   if (!STAFF_ROLES.includes(input.role as StaffRole)) throw invalid(`role must be one of ${STAFF_ROLES.join(', ')}`);
   if (!input.name.trim()) throw invalid('a staff member needs a name');
   if (input.password !== undefined && input.password.length < 8) throw invalid('a password needs 8 characters or more');
-  if (await staffEmailTaken(db, input.workspaceId, email))
-    throw new ApiError('conflict', `${email} is already staff of this workspace`);
-  const now = clock();
-  const member: StaffMember = {
-    id: newId('staff'),
-    workspace_id: input.workspaceId,
-    email,
-    name: input.name.trim(),
-    role: input.role as StaffRole,
-  };
-  await insertStaff(db, {
-    ...member,
-    password_hash: input.password === undefined ? null : hashPassword(input.password),
-    created_at: now,
-    updated_at: now,
+  // Hashed before the transaction: scrypt's time is not spent holding the write lock.
+  const passwordHash = input.password === undefined ? null : hashPassword(input.password);
+  return store.write(async (tx) => {
+    await getWorkspace(tx, input.workspaceId);
+    if (await staffEmailTaken(tx, input.workspaceId, email))
+      throw new ApiError('conflict', `${email} is already staff of this workspace`);
+    const now = clock();
+    const member: StaffMember = {
+      id: newId('staff'),
+      workspace_id: input.workspaceId,
+      email,
+      name: input.name.trim(),
+      role: input.role as StaffRole,
+    };
+    await insertStaff(tx, { ...member, password_hash: passwordHash, created_at: now, updated_at: now });
+    return member;
   });
-  return member;
 }

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import { param, PreparedQuery } from '../../db/prepared.ts';
-import type { Database, IdempotencyKeyTable, Queryable } from '../../db/schema.ts';
+import type { Database, IdempotencyKeyTable, Queryable, Tx } from '../../db/schema.ts';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim, type StoredAnswer } from './idempotency.model.ts';
 
 /** The answer stored for a key, however old (see isLive). */
@@ -78,8 +78,8 @@ export async function saveAnswer(
  * One batch of expired stored answers, picked by primary key: a key that sent thousands of
  * requests in a day still loses them `limit` rows at a time, not in one statement.
  */
-export async function deleteAnswersBefore(db: Queryable, before: number, limit: number): Promise<number> {
-  const result = await db
+export async function deleteAnswersBefore(tx: Tx, before: number, limit: number): Promise<number> {
+  const result = await tx
     .deleteFrom('idempotency_keys')
     .where(({ eb, refTuple, selectFrom }) =>
       eb(

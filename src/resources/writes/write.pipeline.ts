@@ -1,7 +1,8 @@
 import type { Transaction } from 'kysely';
 import type { Engine } from '../../db/dialects/types.ts';
-import type { Database, Db, IdempotencyKeyTable } from '../../db/schema.ts';
+import type { Database, IdempotencyKeyTable } from '../../db/schema.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
+import type { Writer } from '../../db/write.ts';
 import { ApiError, TransientConflict } from '../../errors.ts';
 import type { Actor } from '../actor.model.ts';
 import { changeRow, insertChangeRows, type ChangeInput } from '../changes/change-log.repo.ts';
@@ -69,17 +70,13 @@ export class WritePipeline {
   private readonly inFlight = new Set<string>();
 
   constructor(
-    private readonly db: Db,
+    private readonly store: Writer,
     private readonly engine: Engine,
   ) {}
 
-  /** Runs a write in one transaction with its change-log rows, again on a lost race. */
+  /** Runs a write in one transaction with its change-log rows, again on a lost race; durable when it returns. */
   async run<I, T>(actor: Actor, service: WriteService<I, T>, input: I): Promise<T> {
-    const value = await this.retrying(() =>
-      this.db.transaction().execute((tx) => this.apply(tx, actor, service, input)),
-    );
-    await this.engine.committed();
-    return value;
+    return this.retrying(() => this.store.write((tx) => this.apply(tx, actor, service, input)));
   }
 
   /**
@@ -99,10 +96,10 @@ export class WritePipeline {
     this.inFlight.add(lock);
     try {
       // A replay is found by the claim inside the transaction (one look-up, not one before
-      // it and one in it) and answered once durable: its group may still be committing.
+      // it and one in it); the write path answers once durable (DECISIONS "Durability").
       try {
         const outcome = await this.retrying(() =>
-          this.db.transaction().execute(async (tx) => {
+          this.store.write(async (tx) => {
             const stored = await this.claim(tx, claim, lock, actor.clock());
             if (stored) return { stored };
             const answer = write.answer(await this.apply(tx, actor, service, input));
@@ -110,19 +107,16 @@ export class WritePipeline {
             return { answer };
           }),
         );
-        // Answered only once durable (DECISIONS "Durability"); see Engine.committed.
-        await this.engine.committed();
         return outcome.stored ? replay(claim, outcome.stored) : { replayed: false, answer: outcome.answer };
       } catch (err) {
         if (!storable(err)) throw err;
         // The write rolled back; its refusal is stored on its own, under the same claim.
         const answer = write.refusal(err);
-        const stored = await this.db.transaction().execute(async (tx) => {
+        const stored = await this.store.write(async (tx) => {
           const found = await this.claim(tx, claim, lock, actor.clock());
           if (!found) await saveAnswer(tx, claim, answer, actor.clock());
           return found;
         });
-        await this.engine.committed();
         return stored ? replay(claim, stored) : { replayed: false, answer };
       }
     } finally {

@@ -1,0 +1,71 @@
+import type { Engine } from './dialects/types.ts';
+import type { Db, Tx } from './schema.ts';
+import { unavailableReason, type UnavailableReason } from './unavailable.ts';
+
+/**
+ * The one write path (CONVENTIONS 5, DECISIONS "Durability"): every write of the API, the
+ * console, the CLI and the jobs runs in one transaction here and returns only once that
+ * transaction is durable, so no caller has a second step to remember. On SQLite that is
+ * when the COMMIT of the group it ran in succeeded (dialects/sqlite-group-commit.ts); a
+ * group that fails fails every write it held, with the database's own error.
+ * test/architecture/layers.test.ts keeps `.transaction()` in this file.
+ */
+export interface Writer {
+  /** Reads, outside any transaction. */
+  readonly db: Db;
+  /** Runs `fn` in one transaction; resolves once it is durable, rejects when it is not. */
+  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
+/** Whether writes are failing for want of disk or database (for /health), and since when. */
+export interface WriteHealth {
+  failing: boolean;
+  /** When the current run of failures began (epoch ms); null while writes succeed. */
+  since: number | null;
+  /** What the last failure was: `full` (no space) or `down` (an I/O error, an unreachable database). */
+  reason: UnavailableReason | null;
+  /** When a write last became durable (epoch ms), null before the first. */
+  lastSuccessAt: number | null;
+}
+
+export interface WritePath extends Writer {
+  writeHealth(): WriteHealth;
+}
+
+/** Failures that say the database cannot take writes now, rather than that one write was refused. */
+const FAILING: ReadonlySet<UnavailableReason> = new Set(['full', 'down']);
+
+export function writePath(db: Db, engine: Engine, clock: () => number = Date.now): WritePath {
+  let since: number | null = null;
+  let reason: UnavailableReason | null = null;
+  let lastSuccessAt: number | null = null;
+
+  async function write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    try {
+      let durable: Promise<void> = Promise.resolve();
+      const value = await db.transaction().execute((tx) => {
+        // This transaction's own group, taken while it runs: never "whatever group is open later".
+        durable = engine.durable();
+        return fn(tx);
+      });
+      await durable;
+      lastSuccessAt = clock();
+      since = null;
+      reason = null;
+      return value;
+    } catch (err) {
+      const why = unavailableReason(err);
+      if (why && FAILING.has(why)) {
+        since ??= clock();
+        reason = why;
+      }
+      throw err;
+    }
+  }
+
+  return {
+    db,
+    write,
+    writeHealth: () => ({ failing: since !== null, since, reason, lastSuccessAt }),
+  };
+}
