@@ -71,7 +71,7 @@ function answerSent(conn: Connection): void {
   conn.unsent--;
   if (conn.waiting.length === 0) return;
   // Node may have resumed the socket as its own output drained: stop it again at once.
-  hold(conn);
+  if (conn.holding) hold(conn);
   admitNextTurn(conn);
 }
 
@@ -97,14 +97,14 @@ function admit(conn: Connection): void {
  * Node decides to stop reading a connection as each request is parsed, by what it has queued
  * to send; but the requests of one chunk are all parsed, and all started, before any has
  * answered, and each answer then waits in memory behind one the client is not reading. This
- * hook, before any other, starts a request at once only when its connection has nothing
- * unsent; otherwise the request waits, the connection is not read, and waiting requests start
- * one a turn while fewer than MAX_UNSENT_ANSWERS answers are unsent.
+ * hook, before any other, starts a request at once while its connection has fewer than
+ * MAX_UNSENT_ANSWERS unsent answers and nothing waiting; otherwise the request waits, and
+ * once as many wait the connection is no longer read. Waiting requests start one per turn.
  */
 export const backpressure = fp(async (app: FastifyInstance) => {
   app.addHook('onRequest', (request, reply, done) => {
     const conn = connectionOf(request.raw.socket);
-    if (conn.unsent === 0 && conn.waiting.length === 0) {
+    if (conn.unsent < MAX_UNSENT_ANSWERS && conn.waiting.length === 0) {
       begin(conn, reply.raw);
       return done();
     }
@@ -112,7 +112,7 @@ export const backpressure = fp(async (app: FastifyInstance) => {
       begin(conn, reply.raw);
       done();
     });
-    hold(conn);
+    if (conn.waiting.length >= MAX_UNSENT_ANSWERS) hold(conn);
     if (conn.unsent < MAX_UNSENT_ANSWERS) admitNextTurn(conn);
   });
 });
