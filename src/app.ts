@@ -5,6 +5,7 @@ import { consolePlugin } from './console/console.plugin.ts';
 import type { Storage } from './db/index.ts';
 import { access } from './http/access.ts';
 import { activityTracking } from './http/activity.ts';
+import { backpressure } from './http/backpressure.ts';
 import { auth } from './http/auth.ts';
 import { idempotency } from './http/idempotency.ts';
 import { countRefusedKey, rateLimit, refusedAddressGuard } from './http/rate-limit.ts';
@@ -73,6 +74,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const app = Fastify({
     ...server,
     requestTimeout: config.requestTimeoutMs,
+    // Node's socket timeout: nothing read, no write completed and none progressing for this long.
+    connectionTimeout: config.connectionIdleTimeoutMs,
     clientErrorHandler: clientErrorHandler(config.errorsUrl, () => log!),
     // The query string can hold a customer's email (GET /customers?email=): log the path only.
     logger:
@@ -112,6 +115,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   installJsonBodyParser(app);
   await registerOpenApi(app, config.baseUrl);
 
+  // First: a request waits here, before any work, while its connection's answers go unread.
+  await app.register(backpressure);
   await app.register(requestGate);
   await app.register(requestContext);
   await app.register(refuseWhileClosing);

@@ -35,6 +35,12 @@ export interface Config {
   /** Connections open at once; further ones are closed as they arrive. */
   readonly maxConnections: number;
   /**
+   * A connection on which nothing is read and nothing written for this long is closed (ms):
+   * a client that stopped reading its answers, or went silent in the middle of one. Between
+   * requests, the keep-alive timeout applies instead.
+   */
+  readonly connectionIdleTimeoutMs: number;
+  /**
    * How long the server's SQLite connection waits for another process's write lock (ms).
    * better-sqlite3 waits synchronously, blocking every request meanwhile, so it stays short;
    * a write that still finds the lock held is a 503 with Retry-After.
@@ -143,6 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
     keyRefreshMs: int(env, 'KEY_REFRESH_MS', 2000, 100, 5000),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
     maxConnections: int(env, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
+    connectionIdleTimeoutMs: int(env, 'CONNECTION_IDLE_TIMEOUT_MS', 60_000, 1000, 3_600_000),
     sqliteBusyTimeoutMs: int(env, 'SQLITE_BUSY_TIMEOUT_MS', SERVER_BUSY_TIMEOUT_MS, 0, 1000),
     sqliteCacheMiB: int(env, 'SQLITE_CACHE_MIB', DEFAULT_CACHE_MIB, 1, 65_536),
     // The API's statements are index lookups and bounded pages, done in milliseconds; a request

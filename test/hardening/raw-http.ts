@@ -56,3 +56,41 @@ export async function exchange(port: number, text: string | Buffer, waitMs = 5_0
   socket.destroy();
   return parseAnswer(answer, closed);
 }
+
+/** The answers of a pipelined connection, parsed as they arrive (each with a Content-Length). */
+export class AnswerStream {
+  readonly answers: RawAnswer[] = [];
+  closed = false;
+  private chunks: Buffer[] = [];
+  private size = 0;
+  /** The length of the answer being received, once its head is in. */
+  private needed = 0;
+
+  constructor(socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.chunks.push(chunk);
+      this.size += chunk.length;
+      if (this.size >= this.needed) this.parse();
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => (this.closed = true));
+  }
+
+  private parse(): void {
+    let buffered = Buffer.concat(this.chunks);
+    for (;;) {
+      const split = buffered.indexOf('\r\n\r\n');
+      if (split === -1) break;
+      const head = buffered.subarray(0, split).toString('latin1');
+      const total = split + 4 + Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+      this.needed = total;
+      if (buffered.length < total) break;
+      const body = buffered.subarray(split + 4, total).toString('utf8');
+      this.answers.push({ ...parseAnswer(`${head}\r\n\r\n`, false), body });
+      buffered = buffered.subarray(total);
+      this.needed = 0;
+    }
+    this.chunks = [buffered];
+    this.size = buffered.length;
+  }
+}
