@@ -14,7 +14,6 @@ import { openApiRoute, registerOpenApi } from './http/openapi.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
 import { refuseWhileClosing } from './http/closing.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
-import { requestGate } from './http/gate.ts';
 import { frameworkErrors, installProblemHandlers } from './http/problems.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { strictRequest } from './http/strict-request.ts';
@@ -108,7 +107,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   installJsonBodyParser(app);
   await registerOpenApi(app, config.baseUrl);
 
-  await app.register(requestGate);
   await app.register(requestContext);
   await app.register(refuseWhileClosing);
   await app.register(securityHeaders);

@@ -6,7 +6,6 @@ import type { Clock } from '../lib/time.ts';
 import { keyActor } from '../resources/actor.model.ts';
 import type { KeyCache } from '../resources/keys/key.cache.ts';
 import type { ApiKey } from '../resources/keys/key.model.ts';
-import { addGateStep } from './gate.ts';
 
 export interface AuthOptions {
   keys: KeyCache;
@@ -57,7 +56,7 @@ function accept(request: FastifyRequest, key: ApiKey, clock: Clock): void {
 export const auth = fp(async (app: FastifyInstance, options: AuthOptions) => {
   app.decorateRequest('key', null);
   app.decorateRequest('actor', null);
-  addGateStep(app, async (request) => {
+  app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
     if (access?.kind === 'public') return;
     if (!access) {

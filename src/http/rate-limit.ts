@@ -4,7 +4,6 @@ import { ApiError } from '../errors.ts';
 import type { Clock } from '../lib/time.ts';
 import { refusingState, secondsUntil, type Consumption, type LimitStore } from '../limits/limit-store.ts';
 import { describeLimit, refusedKeysCheck, requestChecks } from '../limits/limits.ts';
-import { addGateStep } from './gate.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -36,7 +35,7 @@ function refusal(store: LimitStore, result: Consumption, now: number): ApiError 
  * too, so a right guess looks like a wrong one. Registered before auth.
  */
 export const refusedAddressGuard = fp(async (app: FastifyInstance, { store, clock }: RateLimitOptions) => {
-  addGateStep(app, async (request) => {
+  app.addHook('onRequest', async (request) => {
     // Public routes need no key, so a key-guesser's block must not take down /health or /ready.
     if (request.routeOptions.config.access?.kind === 'public') return;
     const now = clock();
@@ -68,7 +67,7 @@ function setRateLimitHeaders(reply: FastifyReply, result: Consumption, now: numb
  * errors included (SPEC "Limits" 2). Registered after auth, before access.
  */
 export const rateLimit = fp(async (app: FastifyInstance, { store, clock }: RateLimitOptions) => {
-  addGateStep(app, async (request, reply) => {
+  app.addHook('onRequest', async (request, reply) => {
     const key = request.key;
     if (!key) return;
     const now = clock();

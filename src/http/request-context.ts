@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../errors.ts';
 import { randomBase62 } from '../lib/ids.ts';
-import { addGateStep } from './gate.ts';
 
 /**
  * The API version (SPEC "Versioning"), written here only: /openapi.json's info.version is
@@ -20,7 +19,7 @@ export function newRequestId(): string {
  * check: absent means the current version, as GitHub and Stripe do.
  */
 export const requestContext = fp(async (app: FastifyInstance) => {
-  addGateStep(app, (request, reply) => {
+  app.addHook('onRequest', async (request, reply) => {
     reply.header('Request-Id', request.id);
     reply.header('Cache-Control', 'no-store');
     const asked = request.headers['service-version'];

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { invalid } from '../errors.ts';
-import { addGateStep } from './gate.ts';
 
 /**
  * What a request's head must be before anything reads it (docs/behaviour.md), checked
@@ -47,7 +46,7 @@ export function wellFormedQuery(query: string): boolean {
 }
 
 export const strictRequest = fp(async (app: FastifyInstance) => {
-  addGateStep(app, (request) => {
+  app.addHook('onRequest', async (request) => {
     const repeated = repeatedHeader(request.raw.rawHeaders);
     if (repeated !== null) {
       throw invalid(`The ${repeated} header may be sent once; this request sends it more than once.`, [
