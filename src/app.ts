@@ -15,7 +15,6 @@ import { openApiRoute, registerOpenApi } from './http/openapi.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
 import { refuseWhileClosing } from './http/closing.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
-import { requestGate } from './http/gate.ts';
 import { frameworkErrors, installProblemHandlers } from './http/problems.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { strictRequest } from './http/strict-request.ts';
@@ -117,7 +116,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
 
   // First: a request waits here, before any work, while its connection's answers go unread.
   await app.register(backpressure);
-  await app.register(requestGate);
   await app.register(requestContext);
   await app.register(refuseWhileClosing);
   await app.register(securityHeaders);

@@ -4,21 +4,28 @@ import type { Database, Queryable } from './schema.ts';
 /**
  * A query built with Kysely once and then run with new values, for the hot statements, whose
  * shape is fixed: building and compiling a query costs more than SQLite takes to run it
- * (bench/README.md). The query is built with stand-ins from `param(name)`; compiling records
- * which bound parameter each stand-in became, and every run swaps in the real values. The
- * compiled text is kept per dialect and shape, keyed by the dialect's adapter, which a
- * database and all its transactions share, so a fresh transaction compiles nothing again.
+ * (bench/README.md). `build` gets `param`, which stands in for a value of `P` by its name;
+ * compiling records which bound value each stand-in became, and every run binds the real
+ * values in their places. The compiled text is kept per dialect and shape, keyed by the
+ * dialect's adapter, which a database and all its transactions share, so a fresh
+ * transaction compiles nothing again.
  *
- * A stand-in must be a bound value (`where(col, '=', param('x'))`), never an identifier,
- * a list of `in` or anything Kysely would inspect.
+ * Every value the statement binds must be a parameter: anything else the builder captured
+ * (a workspace, a mode) would be frozen into the statement at its first compile and bound
+ * for every later caller, so compile() refuses it. A stand-in must be a bound value
+ * (`where(col, '=', param('x'))`), never an identifier, a list of `in` or anything Kysely
+ * would inspect.
  */
 const STAND_IN = '\u0000param:';
 
-export function param<T>(name: string): T {
+function standIn<T>(name: string): T {
   return `${STAND_IN}${name}` as unknown as T;
 }
 
-type Slot = { name: string } | { value: unknown };
+/** `param(name)`: the stand-in for parameter `name`, typed as its value (present in any shape that uses it). */
+export type Param<P> = <K extends keyof P & string>(name: K) => Exclude<P[K], undefined>;
+
+type Build<P, R> = (db: Queryable, param: Param<P>, shape: string) => Compilable<R>;
 
 /**
  * What was compiled for `db`'s dialect under `key`, made once by `make`. Keyed by the
@@ -45,14 +52,15 @@ class PerDialect<K, V> {
 
 interface Compiled {
   sql: string;
-  slots: Slot[];
+  /** The parameter each bound value is, in order. */
+  names: string[];
 }
 
-export class PreparedQuery<P extends Record<string, unknown>, R> {
+export class PreparedQuery<P extends object, R> {
   private readonly compiled = new PerDialect<string, Compiled>();
 
-  /** `build(db, shape)`: the query for one shape (say, with or without a cursor). */
-  constructor(private readonly build: (db: Queryable, shape: string) => Compilable<R>) {}
+  /** `build(db, param, shape)`: the query for one shape (say, with or without a cursor). */
+  constructor(private readonly build: Build<P, R>) {}
 
   async execute(db: Queryable, params: P, shape = ''): Promise<R[]> {
     return (await this.run(db, params, shape)).rows;
@@ -60,24 +68,26 @@ export class PreparedQuery<P extends Record<string, unknown>, R> {
 
   /** The whole result: rows, and for a write the rows it changed. */
   async run(db: Queryable, params: P, shape = ''): Promise<QueryResult<R>> {
-    const { sql, slots } = this.compile(db, shape);
-    const parameters = slots.map((slot) => {
-      if ('value' in slot) return slot.value;
-      const value = params[slot.name];
-      if (value === undefined) throw new Error(`prepared query: no value for ${slot.name}`);
+    const { sql, names } = this.compile(db, shape);
+    const values = names.map((name) => {
+      const value = (params as Record<string, unknown>)[name];
+      if (value === undefined) throw new Error(`prepared query: no value for ${name}`);
       return value;
     });
-    return db.executeQuery<R>(CompiledQuery.raw(sql, parameters));
+    return db.executeQuery<R>(CompiledQuery.raw(sql, values));
   }
 
   private compile(db: Queryable, shape: string): Compiled {
     return this.compiled.get(db, shape, () => {
-      const query = this.build(db, shape).compile();
-      const slots = query.parameters.map((value): Slot => {
-        if (typeof value === 'string' && value.startsWith(STAND_IN)) return { name: value.slice(STAND_IN.length) };
-        return { value };
+      const query = this.build(db, standIn as Param<P>, shape).compile();
+      const names = query.parameters.map((value) => {
+        if (typeof value === 'string' && value.startsWith(STAND_IN)) return value.slice(STAND_IN.length);
+        throw new Error(
+          `prepared query: the statement binds ${JSON.stringify(value)}, which is not a parameter; ` +
+            'a value captured when it was built would be bound for every caller (pass it as a parameter)',
+        );
       });
-      return { sql: query.sql, slots };
+      return { sql: query.sql, names };
     });
   }
 }
@@ -87,7 +97,7 @@ export class PreparedQuery<P extends Record<string, unknown>, R> {
  * `doNothingOnConflict` adds ON CONFLICT DO NOTHING (the caller reads the inserted count).
  */
 export function preparedInsert<T extends keyof Database>(table: T, options: { doNothingOnConflict?: boolean } = {}) {
-  const query = new PreparedQuery<Record<string, unknown>, never>((db, shape) => {
+  const query = new PreparedQuery<Record<string, unknown>, never>((db, param, shape) => {
     const values = Object.fromEntries(shape.split(',').map((column) => [column, param(column)]));
     const insert = db.insertInto(table).values(values as never);
     return options.doNothingOnConflict ? insert.onConflict((oc) => oc.doNothing()) : insert;
@@ -133,14 +143,14 @@ export class PreparedInsertMany<R extends object> {
 
   private sql(db: Queryable, n: number): string {
     return this.compiled.get(db, n, () => {
-      const row = Object.fromEntries(this.columns.map((c) => [c, param(c)]));
+      const row = Object.fromEntries(this.columns.map((c) => [c, standIn(c)]));
       const query = this.build(
         db,
         Array.from({ length: n }, () => row),
       ).compile();
       // The values must be the rows' columns in order and nothing else, or run() would misplace them.
       const expected = Array.from({ length: n * this.columns.length }, (_, k) =>
-        param(this.columns[k % this.columns.length]!),
+        standIn(this.columns[k % this.columns.length]!),
       );
       if (query.parameters.length !== expected.length || query.parameters.some((p, k) => p !== expected[k])) {
         throw new Error('PreparedInsertMany: the statement binds other values than the rows’ columns in order');

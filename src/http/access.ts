@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, forbidden } from '../errors.ts';
-import { addGateStep } from './gate.ts';
 
 /**
  * The key's permissions against the route's declared access (SPEC "Authentication" 6,
@@ -9,7 +8,7 @@ import { addGateStep } from './gate.ts';
  * forbidden write never reads its body.
  */
 export const access = fp(async (app: FastifyInstance) => {
-  addGateStep(app, (request) => {
+  app.addHook('onRequest', async (request) => {
     const rule = request.routeOptions.config.access;
     const key = request.key;
     if (!rule || !key) return;

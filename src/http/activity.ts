@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ActivityTracker } from '../jobs/activity-tracker.ts';
 
@@ -6,6 +6,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** What live keys did, buffered for the unusual-activity check. */
     activity: ActivityTracker;
+  }
+  interface FastifyRequest {
+    /** The customers the answer holds, named by the code that sends it (json-text.ts, write-reply.ts). */
+    sentCustomerIds: readonly string[] | null;
   }
 }
 
@@ -30,58 +34,25 @@ export function customerIdsIn(payload: unknown): string[] {
   return ids;
 }
 
-function liveActor(request: FastifyRequest) {
-  const actor = request.actor;
-  return actor?.livemode ? actor : null;
-}
-
 /**
- * Feeds the tracker (DECISIONS "Unusual activity": live keys only). Customer reads answer
- * JSON text the database wrote and name their customers (json-text.ts); preSerialization
- * sees any other answer's object before it becomes JSON, so spotting customers costs no
- * parsing. Writes (at most 60 a minute per key) answer through the idempotency store as
- * ready-made JSON, so onSend parses those. onResponse counts every request a live key got
- * past auth and the limits. The hooks take callbacks: nothing in them awaits, and a
- * callback hook costs Fastify less than an async one.
+ * Feeds the tracker (DECISIONS "Unusual activity": live keys only), once a request is
+ * answered: the request itself, and the customers its answer sent, which the code that sent
+ * them named (sendJsonText for reads, answerWrite for writes).
  */
 export const activityTracking = fp(async (app: FastifyInstance, options: { tracker: ActivityTracker }) => {
   const { tracker } = options;
-  const seen = new WeakSet<FastifyRequest>();
   app.decorate('activity', tracker);
   app.decorateRequest('sentCustomerIds', null);
-  app.addHook('preSerialization', (request, reply, payload, done) => {
-    const actor = liveActor(request);
-    if (actor && reply.statusCode < 300) {
-      seen.add(request);
-      tracker.customersSent(actor.id, actor.workspaceId, customerIdsIn(payload));
-    }
-    done(null, payload);
-  });
-  app.addHook('onSend', (request, reply, payload, done) => {
-    const actor = liveActor(request);
-    if (actor && reply.statusCode < 300) {
-      if (request.sentCustomerIds) {
-        tracker.customersSent(actor.id, actor.workspaceId, request.sentCustomerIds);
-      } else if (
-        request.routeOptions.config.access?.kind === 'write' &&
-        typeof payload === 'string' &&
-        !seen.has(request)
-      ) {
-        try {
-          tracker.customersSent(actor.id, actor.workspaceId, customerIdsIn(JSON.parse(payload)));
-        } catch {
-          // Not JSON: nothing of a customer's in it.
-        }
-      }
-    }
-    done(null, payload);
-  });
-  app.addHook('onResponse', (request, reply, done) => {
+  app.addHook('onResponse', async (request, reply) => {
     // DECISIONS "Limits": a request refused with 429 consumes nothing, so it is no activity.
-    if (request.key && reply.statusCode !== 429) tracker.used(request.key.id);
-    const actor = reply.statusCode === 429 ? null : liveActor(request);
-    if (actor) tracker.request(actor.id, actor.workspaceId);
-    done();
+    if (!request.key || reply.statusCode === 429) return;
+    tracker.used(request.key.id);
+    const actor = request.actor;
+    if (!actor?.livemode) return;
+    tracker.request(actor.id, actor.workspaceId);
+    if (request.sentCustomerIds && reply.statusCode < 300) {
+      tracker.customersSent(actor.id, actor.workspaceId, request.sentCustomerIds);
+    }
   });
   app.addHook('onClose', async () => tracker.stop());
 });

@@ -6,7 +6,6 @@ import type { Clock } from '../lib/time.ts';
 import { keyActor } from '../resources/actor.model.ts';
 import type { KeyCache } from '../resources/keys/key.cache.ts';
 import type { ApiKey } from '../resources/keys/key.model.ts';
-import { addGateStep } from './gate.ts';
 import { refuseRepeatedHeaders } from './strict-request.ts';
 
 declare module 'fastify' {
@@ -75,7 +74,7 @@ export const auth = fp(async (app: FastifyInstance, options: AuthOptions) => {
   app.decorateRequest('key', null);
   app.decorateRequest('actor', null);
   app.decorateRequest('validKey', null);
-  addGateStep(app, async (request) => {
+  app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
     if (access?.kind === 'public') return;
     if (!access) {

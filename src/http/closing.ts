@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../errors.ts';
-import { addGateStep } from './gate.ts';
 
 /**
  * Requests that reach a server already shutting down (pipelined, or on a busy keep-alive
@@ -14,7 +13,7 @@ export const refuseWhileClosing = fp(async (app: FastifyInstance) => {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  addGateStep(app, (_request, reply) => {
+  app.addHook('onRequest', async (_request, reply) => {
     if (!closing) return;
     reply.header('Connection', 'close');
     throw new ApiError('service_unavailable', 'This server is shutting down; nothing was done. Retry the request.', {

@@ -1,16 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonText } from '../resources/json-text.model.ts';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The customers an answer sent as JSON text holds (activity.ts counts them). */
-    sentCustomerIds: readonly string[] | null;
-  }
-}
-
 /**
- * Sends JSON the database already wrote. A string with a JSON content type skips the
- * route's serialiser (and preSerialization), so the customers in it are named here.
+ * Sends JSON the database already wrote, naming the customers in it for the activity count
+ * (src/http/activity.ts), so nothing parses the text back.
  */
 export function sendJsonText(request: FastifyRequest, reply: FastifyReply, body: JsonText): FastifyReply {
   request.sentCustomerIds = body.customerIds;

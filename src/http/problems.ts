@@ -1,5 +1,4 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import { RETRY_AFTER_SECONDS, UNAVAILABLE_DETAIL, unavailableReason } from '../db/unavailable.ts';
 import { ApiError, invalid, toProblem, type FieldError } from '../errors.ts';
 import { NOSNIFF } from './security-headers.ts';
@@ -81,20 +80,6 @@ export function frameworkErrors(errorsUrl: string, version: string) {
 }
 
 export function installProblemHandlers(app: FastifyInstance, errorsUrl: string): void {
-  // A second router of the same routes answers "which methods does this path have?".
-  const known = FindMyWay<HTTPVersion.V1>();
-  const methodsByPattern = new Map<string, Set<string>>();
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    let set = methodsByPattern.get(route.url);
-    if (!set) {
-      set = new Set();
-      methodsByPattern.set(route.url, set);
-      known.on('GET', route.url, () => undefined, { pattern: route.url });
-    }
-    for (const m of methods) set.add(m);
-  });
-
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof ApiError) return sendProblem(reply, error, errorsUrl);
     const reason = unavailableReason(error);
@@ -120,13 +105,13 @@ export function installProblemHandlers(app: FastifyInstance, errorsUrl: string):
     );
   });
 
+  // DECISIONS "HTTP and errors": a path some route has, asked with another method, is 405
+  // with Allow; Fastify's router answers which methods it has for the path.
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const match = known.find('GET', path);
-    const pattern = (match?.store as { pattern?: string } | undefined)?.pattern;
-    const methods = pattern ? methodsByPattern.get(pattern) : undefined;
-    if (methods && methods.size > 0) {
-      const allow = [...methods].sort().join(', ');
+    const allowed = app.supportedMethods.filter((method) => app.findRoute({ method, url: path }) !== null);
+    if (allowed.length > 0) {
+      const allow = allowed.sort().join(', ');
       return sendProblem(
         reply,
         new ApiError('method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allow}.`, {

@@ -11,7 +11,6 @@ import {
 } from '../limits/limit-store.ts';
 import { describeLimit, refusedKeysCheck, requestChecks } from '../limits/limits.ts';
 import type { ApiKey } from '../resources/keys/key.model.ts';
-import { addGateStep } from './gate.ts';
 
 /** The key's per-minute allowance as the RateLimit headers tell it. */
 interface Allowance {
@@ -55,7 +54,7 @@ function refusal(store: LimitStore, result: Consumption, now: number): ApiError 
  * too, so a right guess looks like a wrong one. Registered before auth.
  */
 export const refusedAddressGuard = fp(async (app: FastifyInstance, { store, clock }: RateLimitOptions) => {
-  addGateStep(app, async (request) => {
+  app.addHook('onRequest', async (request) => {
     // Public routes need no key, so a key-guesser's block must not take down /health or /ready.
     if (request.routeOptions.config.access?.kind === 'public') return;
     const now = clock();
@@ -92,7 +91,7 @@ async function currentAllowance(store: LimitStore, key: ApiKey, now: number): Pr
  */
 export const rateLimit = fp(async (app: FastifyInstance, { store, clock }: RateLimitOptions) => {
   app.decorateRequest('allowance', null);
-  addGateStep(app, async (request) => {
+  app.addHook('onRequest', async (request) => {
     const key = request.key;
     if (!key) return;
     const now = clock();

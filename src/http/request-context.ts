@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../errors.ts';
 import { randomBase62 } from '../lib/ids.ts';
-import { addGateStep } from './gate.ts';
 
 /**
  * The API version (SPEC "Versioning"), written here only: /openapi.json's info.version is
@@ -30,7 +29,7 @@ function askedVersion(asked: string | string[] | undefined): { version: string; 
  * asked one is refused.
  */
 export const requestContext = fp(async (app: FastifyInstance) => {
-  addGateStep(app, (request, reply) => {
+  app.addHook('onRequest', async (request, reply) => {
     reply.header('Request-Id', request.id);
     reply.header('Cache-Control', 'no-store');
     reply.header('Service-Version', askedVersion(request.headers['service-version']).version);
@@ -58,7 +57,7 @@ export const requestContext = fp(async (app: FastifyInstance) => {
  * any other answer (SPEC "Limits" 2), and a bad key is a 401 first.
  */
 export const versionCheck = fp(async (app: FastifyInstance) => {
-  addGateStep(app, (request) => {
+  app.addHook('onRequest', async (request) => {
     const asked = request.headers['service-version'];
     if (askedVersion(asked).accepted) return;
     throw new ApiError(

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { invalid } from '../errors.ts';
-import { addGateStep } from './gate.ts';
 
 /**
  * What a request's head must be before its route reads it, checked once for every request:
@@ -53,7 +52,7 @@ export function wellFormedQuery(query: string): boolean {
 }
 
 export const strictRequest = fp(async (app: FastifyInstance) => {
-  addGateStep(app, (request) => {
+  app.addHook('onRequest', async (request) => {
     refuseRepeatedHeaders(request.raw.rawHeaders);
     const url = request.raw.url ?? '';
     const q = url.indexOf('?');

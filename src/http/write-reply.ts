@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiError, toProblem } from '../errors.ts';
 import type { StoredAnswer } from '../resources/writes/idempotency.model.ts';
 import type { WriteService } from '../resources/writes/write.pipeline.ts';
+import { customerIdsIn } from './activity.ts';
 import { actorOf } from './caller.ts';
 
 /** How a route shows a write's value: the body, and headers such as the ETag. */
@@ -36,6 +37,7 @@ export async function answerWrite<I, T>(
   const claim = request.idempotency;
   if (!claim) {
     const { body, headers } = route.present(await writes.run(actor, route.service, route.input));
+    request.sentCustomerIds = customerIdsIn(body);
     return reply
       .code(route.status)
       .headers(headers ?? {})
@@ -47,6 +49,7 @@ export async function answerWrite<I, T>(
     claim,
     answer: (value): StoredAnswer => {
       const { body, headers } = route.present(value);
+      request.sentCustomerIds = customerIdsIn(body);
       return { status: route.status, contentType: JSON_TYPE, headers: headers ?? {}, body: serialize(body) };
     },
     refusal: (err: ApiError): StoredAnswer => ({
@@ -59,7 +62,10 @@ export async function answerWrite<I, T>(
   const { answer } = outcome;
   // The body is the stored one byte for byte, so its request_id is the first request's;
   // Original-Request (Stripe's name) says so beside this request's own Request-Id.
-  if (outcome.replayed)
+  if (outcome.replayed) {
     reply.header('Idempotent-Replayed', 'true').header('Original-Request', outcome.originalRequestId);
+    // A replay sends the stored customer again: the activity count reads it back (replays are rare).
+    if (answer.status < 300) request.sentCustomerIds = customerIdsIn(JSON.parse(answer.body));
+  }
   return reply.code(answer.status).headers(answer.headers).type(answer.contentType).send(answer.body);
 }

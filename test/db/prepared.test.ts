@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { param, PreparedInsertMany, PreparedQuery } from '../../src/db/prepared.ts';
+import { PreparedInsertMany, PreparedQuery } from '../../src/db/prepared.ts';
 import { markCustomersSent } from '../../src/jobs/activity.repo.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 
@@ -21,9 +21,9 @@ for (const engine of ENGINES) {
 
     it('builds once for the database and all its transactions, and runs with each call’s values', async () => {
       let builds = 0;
-      const byName = new PreparedQuery<{ name: string }, { id: string }>((db) => {
+      const byName = new PreparedQuery<{ name: string }, { id: string }>((db, param) => {
         builds++;
-        return db.selectFrom('tags').select('id').where('name', '=', param<string>('name'));
+        return db.selectFrom('tags').select('id').where('name', '=', param('name'));
       });
       const { db } = storage;
       await db
@@ -41,10 +41,10 @@ for (const engine of ENGINES) {
 
     it('builds once per shape, and refuses a run missing a value', async () => {
       const shapes: string[] = [];
-      const query = new PreparedQuery<{ ws: string; name?: string }, { id: string }>((db, shape) => {
+      const query = new PreparedQuery<{ ws: string; name?: string }, { id: string }>((db, param, shape) => {
         shapes.push(shape);
-        const q = db.selectFrom('tags').select('id').where('workspace_id', '=', param<string>('ws'));
-        return shape === 'named' ? q.where('name', '=', param<string>('name')) : q.orderBy('id');
+        const q = db.selectFrom('tags').select('id').where('workspace_id', '=', param('ws'));
+        return shape === 'named' ? q.where('name', '=', param('name')) : q.orderBy('id');
       });
       const { db } = storage;
       await db.transaction().execute(async (tx) => {
@@ -55,6 +55,44 @@ for (const engine of ENGINES) {
       await query.execute(db, { ws: 'wsp_prepared', name: 'tag_a' }, 'named');
       expect(shapes).toEqual(['', 'named']);
       await expect(query.execute(db, { ws: 'wsp_prepared' }, 'named')).rejects.toThrow(/no value for name/);
+    });
+
+    it('refuses a statement that binds a value which is not a parameter, before running it', async () => {
+      // A value captured when the query is built would be compiled in once and bound for
+      // every later caller: a test key's mode served to a live key.
+      const livemode = false;
+      const captured = new PreparedQuery<{ ws: string }, { id: string }>((db, param) =>
+        db
+          .selectFrom('customers')
+          .select('id')
+          .where('workspace_id', '=', param('ws'))
+          .where('livemode', '=', livemode ? 1 : 0),
+      );
+      await expect(captured.execute(storage.db, { ws: 'wsp_prepared' })).rejects.toThrow(
+        /binds 0, which is not a parameter/,
+      );
+      // Refused again on the next call: nothing was kept from the refused compile.
+      await expect(captured.execute(storage.db, { ws: 'wsp_prepared' })).rejects.toThrow(/not a parameter/);
+    });
+
+    it('types its parameters: a missing, unknown or mistyped one does not compile', () => {
+      const byName = new PreparedQuery<{ ws: string; name: string }, { id: string }>((db, param) =>
+        db
+          .selectFrom('tags')
+          .select('id')
+          .where('workspace_id', '=', param('ws'))
+          // @ts-expect-error: no parameter "nme"
+          .where('name', '=', param('nme')),
+      );
+      const db = storage.db;
+      // Not run: these lines are here for `npm run typecheck`, which must find each error.
+      const calls = () => [
+        // @ts-expect-error: "name" is missing
+        byName.execute(db, { ws: 'wsp_prepared' }),
+        // @ts-expect-error: "name" is a string
+        byName.execute(db, { ws: 'wsp_prepared', name: 1 }),
+      ];
+      expect(typeof calls).toBe('function');
     });
 
     it('inserts many rows as a few statements of fixed sizes, each value in its column', async () => {

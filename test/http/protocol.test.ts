@@ -89,7 +89,13 @@ describe.each(ENGINES)('protocol on %s', (engine) => {
     problem(await t.call(t.keys.test, { url: '/nothing-here' }), 404, 'not_found');
     const res = await t.call(t.keys.test, { method: 'PUT', url: '/venues' });
     problem(res, 405, 'method_not_allowed');
-    expect(String(res.headers.allow)).toContain('GET');
+    expect(res.headers.allow).toBe('GET, HEAD');
+    // A path with a parameter, and a path that only has DELETE.
+    const one = await t.call(t.keys.test, { method: 'PUT', url: '/customers/cus_anything' });
+    problem(one, 405, 'method_not_allowed');
+    expect(one.headers.allow).toBe('DELETE, GET, HEAD, PATCH');
+    const untag = await t.call(t.keys.test, { method: 'GET', url: '/customers/cus_anything/tags/tag_anything' });
+    expect(untag.headers.allow).toBe('DELETE');
   });
 
   it('a 404 or 405 to a valid key carries its RateLimit headers and counts against its minute', async () => {

@@ -257,6 +257,46 @@ describe.each(ENGINES)('unusual-activity check on %s', (engine) => {
     expect(reads.map((r) => r.customer_id)).toEqual([id]);
   });
 
+  it('counts the customers of PATCH answers and replayed POSTs, and none of a refused write', async () => {
+    t.clock.now = T0 + 46 * DAY_MS;
+    const ws = await workspace(0);
+    const writer = await t.makeKey({ workspaceId: ws.id, name: 'writer', mode: 'live', access: 'read_write' });
+    const [kept, refused] = await addCustomers(t.storage.db, ws.id, 2, t.clock.now);
+    const sent = async () => {
+      await t.app.activity.flush();
+      const rows = await t.storage.db
+        .selectFrom('key_customer_reads')
+        .select(['customer_id', 'last_seen_at'])
+        .where('key_id', '=', writer.id)
+        .execute();
+      return Object.fromEntries(rows.map((r) => [r.customer_id, Number(r.last_seen_at)]));
+    };
+    const patch = (id: string, ifMatch: string) =>
+      t.call(writer, {
+        method: 'PATCH',
+        url: `/customers/${id}`,
+        headers: { 'if-match': ifMatch },
+        payload: { nickname: 'N' },
+      });
+    expect((await patch(kept!, '"1"')).statusCode).toBe(200);
+    expect((await patch(refused!, '"9"')).statusCode).toBe(412);
+    const create = () =>
+      t.call(writer, {
+        method: 'POST',
+        url: '/customers',
+        headers: { 'idempotency-key': `replayed-${ws.tag}` },
+        payload: { first_name: 'Replayed' },
+      });
+    const made = await create();
+    const id = made.json().id as string;
+    expect(await sent()).toEqual({ [kept!]: t.clock.now, [id]: t.clock.now });
+    // The replay sends the stored customer again: its send moves on.
+    t.clock.now += 60_000;
+    const replayed = await create();
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(await sent()).toEqual({ [kept!]: t.clock.now - 60_000, [id]: t.clock.now });
+  });
+
   it('purges old customer sends a batch at a time until none are left', async () => {
     // Long before every other test's rows, so only these are old enough to go.
     const now = T0 - 100 * DAY_MS;

@@ -1,6 +1,6 @@
 import { sql, type Expression } from 'kysely';
 import type { JsonSql } from '../../db/dialects/types.ts';
-import { param, PreparedQuery } from '../../db/prepared.ts';
+import { type Param, PreparedQuery } from '../../db/prepared.ts';
 import type { Queryable } from '../../db/schema.ts';
 import type { CursorPosition } from '../../lib/cursor.ts';
 import type { Scope } from '../actor.model.ts';
@@ -31,7 +31,7 @@ export interface JsonReader {
 
 const col = <T = unknown>(name: string) => sql.ref<T>(`customers.${name}`);
 
-function customerRecord(json: JsonSql, db: Queryable): Expression<unknown> {
+function customerRecord(json: JsonSql, db: Queryable, param: Param<ReadParams>): Expression<unknown> {
   const tags = db
     .selectFrom('customer_tags as ct')
     .innerJoin('tags as t', 't.id', 'ct.tag_id')
@@ -93,7 +93,7 @@ function customerRecord(json: JsonSql, db: Queryable): Expression<unknown> {
     ],
     [
       'adult',
-      sql`case when ${dateOfBirth} is not null then ${json.bool(sql`${dateOfBirth} <= ${param<string>('adultCutoff')}`)}
+      sql`case when ${dateOfBirth} is not null then ${json.bool(sql`${dateOfBirth} <= ${param('adultCutoff')}`)}
         when ${col('adult')} is null then null else ${json.bool(sql`${col('adult')} = 1`)} end`,
     ],
     ['marketing_consent', json.bool(sql`${col('marketing_consent')} = 1`)],
@@ -114,17 +114,32 @@ function customerRecord(json: JsonSql, db: Queryable): Expression<unknown> {
   ]);
 }
 
-function live(db: Queryable, json: JsonSql) {
+/** What every customer read binds; a page binds its steps too. */
+interface ReadParams {
+  workspaceId: string;
+  livemode: number;
+  adultCutoff: string;
+}
+
+interface PageParams extends ReadParams {
+  email?: string;
+  updatedSince: number | null;
+  afterCreatedAt?: number;
+  afterId?: string;
+  take: number;
+}
+
+function live(db: Queryable, json: JsonSql, param: Param<ReadParams>) {
   return db
     .selectFrom('customers')
     .select([
       'customers.id',
       'customers.created_at',
       'customers.version',
-      sql<string>`${customerRecord(json, db)}`.as('record'),
+      sql<string>`${customerRecord(json, db, param)}`.as('record'),
     ])
-    .where('customers.workspace_id', '=', param<string>('workspaceId'))
-    .where('customers.livemode', '=', param<number>('livemode'))
+    .where('customers.workspace_id', '=', param('workspaceId'))
+    .where('customers.livemode', '=', param('livemode'))
     .where('customers.deleted_at', 'is', null);
 }
 
@@ -138,8 +153,8 @@ function recordText(row: CustomerJsonRow): CustomerJsonRow {
 const readers = new WeakMap<
   JsonSql,
   {
-    one: PreparedQuery<Record<string, unknown>, CustomerJsonRow>;
-    page: PreparedQuery<Record<string, unknown>, CustomerJsonRow>;
+    one: PreparedQuery<ReadParams & { id: string }, CustomerJsonRow>;
+    page: PreparedQuery<PageParams, CustomerJsonRow>;
   }
 >();
 
@@ -147,15 +162,15 @@ function queries(json: JsonSql) {
   let q = readers.get(json);
   if (!q) {
     q = {
-      one: new PreparedQuery((db) => live(db, json).where('customers.id', '=', param<string>('id'))),
-      page: new PreparedQuery((db, shape) => {
-        let query = live(db, json);
-        if (shape.includes('e')) query = query.where('customers.email', '=', param<string>('email'));
-        const since = shape.includes('u') ? param<number>('updatedSince') : null;
+      one: new PreparedQuery((db, param) => live(db, json, param).where('customers.id', '=', param('id'))),
+      page: new PreparedQuery((db, param, shape) => {
+        let query = live(db, json, param);
+        if (shape.includes('e')) query = query.where('customers.email', '=', param('email'));
+        const since = shape.includes('u') ? param('updatedSince') : null;
         const after: CursorPosition | null = shape.includes('a')
-          ? { createdAt: param<number>('afterCreatedAt'), id: param<string>('afterId') }
+          ? { createdAt: param('afterCreatedAt'), id: param('afterId') }
           : null;
-        return pageSteps(query, 'customers', since, after, param<number>('take'));
+        return pageSteps(query, 'customers', since, after, param('take'));
       }),
     };
     readers.set(json, q);

@@ -1,4 +1,4 @@
-import { param, PreparedQuery, preparedInsert } from '../../db/prepared.ts';
+import { PreparedQuery, preparedInsert } from '../../db/prepared.ts';
 import type { Transaction } from 'kysely';
 import type { CustomerTable, Database, Queryable } from '../../db/schema.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
@@ -83,13 +83,14 @@ export async function emailOwner(
 }
 
 // Every create (and every email change) asks it: compiled once per shape (db/prepared.ts).
-const EMAIL_OWNER = new PreparedQuery<Record<string, unknown>, { id: string }>((db, shape) => {
+type EmailOwnerParams = { workspaceId: string; livemode: number; email: string; exceptId: string | null };
+const EMAIL_OWNER = new PreparedQuery<EmailOwnerParams, { id: string }>((db, param, shape) => {
   const query = db
     .selectFrom('customers')
     .select('id')
-    .where('workspace_id', '=', param<string>('workspaceId'))
-    .where('livemode', '=', param<number>('livemode'))
-    .where('email', '=', param<string>('email'))
+    .where('workspace_id', '=', param('workspaceId'))
+    .where('livemode', '=', param('livemode'))
+    .where('email', '=', param('email'))
     .where('deleted_at', 'is', null);
-  return shape === 'except' ? query.where('id', '!=', param<string>('exceptId')) : query;
+  return shape === 'except' ? query.where('id', '!=', param('exceptId')) : query;
 });

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { param, PreparedQuery } from '../../db/prepared.ts';
+import { PreparedQuery } from '../../db/prepared.ts';
 import type { Database, IdempotencyKeyTable, Queryable, Tx } from '../../db/schema.ts';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim, type StoredAnswer } from './idempotency.model.ts';
 
@@ -18,19 +18,16 @@ export function isLive(row: Pick<IdempotencyKeyTable, 'created_at'>, now: number
 }
 
 // Every POST runs these: built once (db/prepared.ts), not per request.
-const FIND = new PreparedQuery<Record<string, unknown>, IdempotencyKeyTable>((db) =>
+const FIND = new PreparedQuery<{ keyId: string; key: string }, IdempotencyKeyTable>((db, param) =>
   db
     .selectFrom('idempotency_keys')
     .selectAll()
-    .where('key_id', '=', param<string>('keyId'))
-    .where('idempotency_key', '=', param<string>('key')),
+    .where('key_id', '=', param('keyId'))
+    .where('idempotency_key', '=', param('key')),
 );
 
-const DROP = new PreparedQuery<Record<string, unknown>, never>((db) =>
-  db
-    .deleteFrom('idempotency_keys')
-    .where('key_id', '=', param<string>('keyId'))
-    .where('idempotency_key', '=', param<string>('key')),
+const DROP = new PreparedQuery<{ keyId: string; key: string }, never>((db, param) =>
+  db.deleteFrom('idempotency_keys').where('key_id', '=', param('keyId')).where('idempotency_key', '=', param('key')),
 );
 
 /** Removes an expired stored answer, so the key's new answer can be stored in its place. */
@@ -38,9 +35,21 @@ export async function dropStoredAnswer(tx: Transaction<Database>, claim: Idempot
   await DROP.execute(tx, { keyId: claim.keyId, key: claim.key });
 }
 
-const SAVE = new PreparedQuery<Record<string, unknown>, never>((db) =>
+interface SaveParams {
+  keyId: string;
+  key: string;
+  workspaceId: string;
+  fingerprint: string;
+  status: number;
+  contentType: string;
+  headers: string;
+  body: string;
+  requestId: string;
+  now: number;
+}
+
+const SAVE = new PreparedQuery<SaveParams, never>((db, param) =>
   db.insertInto('idempotency_keys').values({
-    // Stand-ins only: each becomes a bound parameter (db/prepared.ts).
     key_id: param('keyId'),
     idempotency_key: param('key'),
     workspace_id: param('workspaceId'),

@@ -1,0 +1,203 @@
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { migrate, openStorage } from '../src/db/index.ts';
+import { createKey } from '../src/resources/keys/key.service.ts';
+import { createWorkspace } from '../src/resources/workspaces/workspace.service.ts';
+import { seedWorkspace } from '../src/seed/seed.service.ts';
+import { ROOT, startUntilReady, type Child } from './processes.ts';
+
+/**
+ * `node --import tsx bench/ab.ts A B … [--scenarios get_one,create] [--rounds 5]`: builds compared
+ * in turns on one SQLite file, for a change whose effect is smaller than the machine's noise.
+ * A and B are bundles copied aside (`cp -r dist/bundle dist/ab/A` after each build). Each
+ * round starts every bundle in turn on the same file, warms it up, then loads it for
+ * AB_SECONDS and reads the server's CPU time (user + system, every thread) from
+ * /proc/<pid>/stat: CPU per request holds steadier than requests a second on a shared
+ * machine. Prints one JSON line per measurement and a summary of ranges per bundle.
+ * Settings: AB_CUSTOMERS (100,000), AB_SECONDS (8), AB_WARMUP (2), AB_CONNECTIONS (32),
+ * AB_DB (a seeded file to reuse; seeded there when absent).
+ */
+const args = process.argv.slice(2);
+const option = (name: string, fallback: string) => {
+  const at = args.indexOf(`--${name}`);
+  return at === -1 ? fallback : args.splice(at, 2)[1]!;
+};
+const SCENARIOS = option('scenarios', 'get_one,page_100,key,create').split(',');
+const ROUNDS = Number(option('rounds', '5'));
+const VARIANTS = args;
+const CUSTOMERS = Number(process.env.AB_CUSTOMERS ?? 100_000);
+const SECONDS = Number(process.env.AB_SECONDS ?? 8);
+const WARMUP = Number(process.env.AB_WARMUP ?? 2);
+const CONNECTIONS = Number(process.env.AB_CONNECTIONS ?? 32);
+const DB = process.env.AB_DB ?? join(ROOT, 'dist/ab/ab.sqlite');
+const UNLIMITED = 1_000_000_000;
+const TICK_US = 10_000; // USER_HZ is 100 on Linux
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+function cpuTicks(pid: number): number {
+  // Fields after the command name (which may hold spaces): utime is the 12th, stime the 13th.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+async function seed(): Promise<{ secret: string; ids: string[] }> {
+  const meta = `${DB}.json`;
+  if (existsSync(DB) && existsSync(meta)) return JSON.parse(readFileSync(meta, 'utf8'));
+  for (const f of [DB, `${DB}-wal`, `${DB}-shm`]) rmSync(f, { force: true });
+  const storage = await openStorage(DB);
+  try {
+    await migrate(storage);
+    const ws = await createWorkspace(storage, Date.now, { name: 'AB', requestsPerMinute: UNLIMITED });
+    log(`seeding ${CUSTOMERS} customers in ${DB}…`);
+    await seedWorkspace(storage, { workspaceId: ws.id, customers: CUSTOMERS });
+    const limits = {
+      requests_per_minute: UNLIMITED,
+      requests_per_day: UNLIMITED,
+      writes_per_minute: UNLIMITED,
+      writes_per_day: UNLIMITED,
+      removals_per_day: UNLIMITED,
+    };
+    const { secret } = await createKey(storage, Date.now, {
+      workspaceId: ws.id,
+      name: 'ab',
+      mode: 'live',
+      access: 'read_write',
+      limits,
+    });
+    const rows = await storage.db
+      .selectFrom('customers')
+      .select('id')
+      .where('workspace_id', '=', ws.id)
+      .where('livemode', '=', 1)
+      .execute();
+    const out = { secret, ids: rows.map((r) => r.id) };
+    writeFileSync(meta, JSON.stringify(out));
+    return out;
+  } finally {
+    await storage.close();
+  }
+}
+
+function scenario(name: string, url: string, headers: Record<string, string>, ids: string[]): autocannon.Options {
+  const json = { ...headers, 'content-type': 'application/json' };
+  const randomId = () => ids[Math.floor(Math.random() * ids.length)]!;
+  switch (name) {
+    case 'get_one':
+      return { url, headers, requests: [{ setupRequest: (r) => ({ ...r, path: `/customers/${randomId()}` }) }] };
+    case 'page_100':
+      return { url: `${url}/customers?limit=100`, headers };
+    case 'key':
+      return { url: `${url}/key`, headers };
+    case 'health':
+      return { url: `${url}/health` };
+    case 'not_allowed':
+      return { url: `${url}/customers`, method: 'PUT', headers };
+    case 'not_found':
+      return { url: `${url}/nowhere/at/all`, headers };
+    case 'create':
+      return {
+        url: `${url}/customers`,
+        method: 'POST',
+        headers: { ...json, 'idempotency-key': 'ab-[<id>]' },
+        body: JSON.stringify({ first_name: 'AB', email: 'ab-[<id>]@example.com' }),
+        idReplacement: true,
+      };
+    case 'update':
+      return {
+        url,
+        method: 'PATCH',
+        headers: json,
+        requests: [
+          {
+            setupRequest: (r) => ({
+              ...r,
+              path: `/customers/${randomId()}`,
+              headers: { ...json, 'if-match': '*' },
+              body: JSON.stringify({ nickname: `ab ${Math.random()}` }),
+            }),
+          },
+        ],
+      };
+    default:
+      throw new Error(`unknown scenario ${name}`);
+  }
+}
+
+interface Measure {
+  variant: string;
+  scenario: string;
+  round: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  cpu_us: number;
+  non2xx: number;
+}
+
+async function measure(variant: string, round: number, secret: string, ids: string[]): Promise<Measure[]> {
+  const env = { DATABASE_URL: DB, DEMO: 'off', LOG_LEVEL: 'warn', BASE_URL: '' };
+  const { child } = await startUntilReady([join('dist/ab', variant, 'server.js')], env);
+  const out: Measure[] = [];
+  try {
+    const headers = { authorization: `Bearer ${secret}`, 'service-version': '2026-10-08' };
+    for (const name of SCENARIOS) {
+      const options = { connections: CONNECTIONS, ...scenario(name, child.url, headers, ids) };
+      if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
+      const pid = child.process.pid!;
+      const before = cpuTicks(pid);
+      const r = await autocannon({ ...options, duration: SECONDS });
+      const ticks = cpuTicks(pid) - before;
+      const m: Measure = {
+        variant,
+        scenario: name,
+        round,
+        rps: Math.round(r.requests.average),
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        cpu_us: Math.round((ticks * TICK_US) / Math.max(1, r.requests.total)),
+        non2xx: r.non2xx + r.errors,
+      };
+      console.log(JSON.stringify(m));
+      out.push(m);
+    }
+  } finally {
+    await (child as Child).stop();
+  }
+  return out;
+}
+
+async function main() {
+  if (VARIANTS.length === 0) throw new Error('name the bundles to compare: dist/ab/<name>/server.js');
+  const { secret, ids } = await seed();
+  // The file every round starts from, so a variant measured later finds the same data.
+  const template = `${DB}.template`;
+  if (!existsSync(template)) copyFileSync(DB, template);
+  const all: Measure[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    // Alternate the order too, so neither bundle always runs first in a round.
+    const order = round % 2 === 1 ? VARIANTS : [...VARIANTS].reverse();
+    for (const variant of order) {
+      for (const f of [`${DB}-wal`, `${DB}-shm`]) rmSync(f, { force: true });
+      copyFileSync(template, DB);
+      all.push(...(await measure(variant, round, secret, ids)));
+    }
+  }
+  log('\nranges over rounds (min–max, median):');
+  for (const name of SCENARIOS) {
+    for (const variant of VARIANTS) {
+      const ms = all.filter((m) => m.scenario === name && m.variant === variant);
+      const range = (k: 'rps' | 'cpu_us' | 'p99') => {
+        const xs = ms.map((m) => m[k]).sort((a, b) => a - b);
+        return `${xs[0]}–${xs[xs.length - 1]} (${xs[Math.floor(xs.length / 2)]})`;
+      };
+      log(
+        `  ${name.padEnd(12)} ${variant.padEnd(14)} cpu µs/req ${range('cpu_us')}  rps ${range('rps')}  p99 ${range('p99')}`,
+      );
+    }
+  }
+}
+
+await main();
