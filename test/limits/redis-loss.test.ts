@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS, MINUTE_MS } from '../../src/lib/time.ts';
 import { DailyCounterRepo } from '../../src/limits/daily-counter.repo.ts';
 import { counterId, type LimitCheck } from '../../src/limits/limits.ts';
@@ -33,8 +33,12 @@ describe.each(ENGINES)('limits across a lost Redis on %s', { timeout: 120_000 },
     await redis.start();
     storage = await freshStorage(engine);
   });
+  // Each test's stores end with it: a store left open from the test whose clock is a day
+  // ahead would, on its next save, clear the counts of an earlier day that the next test uses.
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((s) => s.close()));
+  });
   afterAll(async () => {
-    await Promise.all(stores.map((s) => s.close()));
     await redis?.dispose();
     await storage?.drop();
   });
