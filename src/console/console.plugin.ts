@@ -13,7 +13,7 @@ import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
 import { keyRoutes } from './routes/key.routes.ts';
 import { keysRoutes } from './routes/keys.routes.ts';
 import { accountRoutes } from './routes/account.routes.ts';
-import { SESSION_COOKIE, pageContext, render } from './render.ts';
+import { CSRF_COOKIE, CSRF_COOKIE_OPTIONS, SESSION_COOKIE, csrfUserInfo, pageContext, render } from './render.ts';
 import { errorPage } from './views/sign-in.view.ts';
 
 declare module 'fastify' {
@@ -63,8 +63,13 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   await app.register(formbody);
   await app.register(csrf, {
     sessionPlugin: '@fastify/cookie',
-    cookieKey: 'venue_console_csrf',
-    cookieOpts: { path: '/console', httpOnly: true, sameSite: 'lax', secure: 'auto' },
+    cookieKey: CSRF_COOKIE,
+    cookieOpts: CSRF_COOKIE_OPTIONS,
+    getUserInfo: csrfUserInfo,
+    // The token's HMAC key. What keeps a forged token out is the session token each one is bound
+    // to (csrfUserInfo), which no attacker sees; the key need not be secret, and one fixed value
+    // lets every process check the tokens another process made.
+    csrfOpts: { hmacKey: 'venue-console-csrf' },
   });
 
   app.decorateRequest('staff', null);

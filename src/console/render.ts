@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { canManageKeys } from '../resources/staff/staff.service.ts';
 import type { SafeHtml } from './html.ts';
@@ -8,10 +9,29 @@ import { errorPage } from './views/sign-in.view.ts';
 export const SESSION_COOKIE = 'venue_console_session';
 export const SESSION_COOKIE_OPTIONS = { path: '/console', httpOnly: true, sameSite: 'lax', secure: 'auto' } as const;
 
+/** The CSRF secret's cookie; the plugin makes the secret, sign-in makes a new one. */
+export const CSRF_COOKIE = 'venue_console_csrf';
+export const CSRF_COOKIE_OPTIONS = SESSION_COOKIE_OPTIONS;
+
+/**
+ * What a form's CSRF token is bound to: the session's own cookie token, so a token works only
+ * in the session that received it, and a secret cookie tossed in by a sibling domain is no use
+ * without the session's token, which an attacker never sees. Signed out, a fixed value.
+ */
+export function csrfUserInfo(request: FastifyRequest): string {
+  const token = request.staff ? request.cookies[SESSION_COOKIE] : undefined;
+  return token ? `session:${token}` : 'signed-out';
+}
+
+/** A new CSRF secret: every token made before it (the signed-out sign-in form's too) stops working. */
+export function rotateCsrfSecret(reply: FastifyReply): void {
+  reply.setCookie(CSRF_COOKIE, randomBytes(18).toString('base64url'), CSRF_COOKIE_OPTIONS);
+}
+
 export function pageContext(request: FastifyRequest, reply: FastifyReply): PageContext {
   let csrf = '';
   try {
-    csrf = reply.generateCsrf();
+    csrf = reply.generateCsrf({ userInfo: csrfUserInfo(request) });
   } catch {
     // Only when the request failed before its cookies were read: that page has no form to protect.
   }

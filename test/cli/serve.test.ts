@@ -84,7 +84,7 @@ describe.each(ENGINES)('first start on %s', { timeout: 90_000 }, (engine) => {
         .where('email', '=', email!)
         .executeTakeFirstOrThrow();
       expect(owner.role).toBe('owner');
-      expect(verifyPassword(password!, owner.password_hash)).toBe(true);
+      expect(await verifyPassword(password!, owner.password_hash)).toBe(true);
       // The banner names the console, and the printed login signs in there.
       const [, consoleUrl] = /Console: {3}(\S+)/.exec(server.output())!;
       const form = await fetch(`${consoleUrl}/sign-in`);

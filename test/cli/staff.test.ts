@@ -43,7 +43,7 @@ describe.each(ENGINES)('venue-api staff on %s', (engine) => {
       .selectAll()
       .where('email', '=', 'kim@example.com')
       .executeTakeFirstOrThrow();
-    expect(verifyPassword('correct horse', row.password_hash)).toBe(true);
+    expect(await verifyPassword('correct horse', row.password_hash)).toBe(true);
   });
 
   it('set-password sets a password that verifies and ends every console session of that person', async () => {
@@ -73,8 +73,8 @@ describe.each(ENGINES)('venue-api staff on %s', (engine) => {
     expect(run.code).toBe(0);
     expect(run.json()).toEqual({ id: kim.id, email: 'kim@example.com', sessions_ended: 2 });
     const row = await storage.db.selectFrom('staff').selectAll().where('id', '=', kim.id).executeTakeFirstOrThrow();
-    expect(verifyPassword('battery staple', row.password_hash)).toBe(true);
-    expect(verifyPassword('correct horse', row.password_hash)).toBe(false);
+    expect(await verifyPassword('battery staple', row.password_hash)).toBe(true);
+    expect(await verifyPassword('correct horse', row.password_hash)).toBe(false);
     const left = await storage.db
       .selectFrom('console_sessions')
       .select('token_hash')

@@ -45,16 +45,21 @@ describe.each(ENGINES)('console keys on %s', (engine) => {
     const shown = await owner.get(res.headers.location as string);
     const secret = /id="secret" value="([^"]+)"/.exec(shown.body)?.[1];
     const id = /\/console\/keys\/(key_\w+)\/created/.exec(res.headers.location as string)![1]!;
-    return { id, secret, shown, location: res.headers.location as string };
+    return { id, secret, shown, created: res, location: res.headers.location as string };
   };
 
   it('creates a live read-write key: the secret once, in a read-only "Secret" field, then never again', async () => {
-    const { id, secret, shown, location } = await createThroughForm({
+    const { id, secret, shown, created, location } = await createThroughForm({
       name: 'Shop sync',
       mode: 'live',
       access: 'read_write',
     });
     expect(secret).toMatch(/^vw_live_/);
+    // The cookie that carries it to that page lives a minute at most, for that page only.
+    const carrier = (created.cookies as { name: string; value: string; maxAge?: number; path?: string }[]).find(
+      (c) => c.name === 'venue_console_new_secret',
+    );
+    expect(carrier).toMatchObject({ value: secret, maxAge: 60, path: location, httpOnly: true, sameSite: 'Strict' });
     expect(shown.body).toMatch(/<label for="secret">Secret<\/label>/);
     expect(shown.body).toMatch(/<input type="text" id="secret" value="[^"]+" readonly/);
     expect(shown.body).toMatch(/>Copy<\/button>/);

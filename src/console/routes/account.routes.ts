@@ -4,7 +4,15 @@ import { endSession, startSession } from '../../resources/staff/session.service.
 import { signIn } from '../../resources/staff/sign-in.service.ts';
 import { canManageKeys, changeOwnPassword } from '../../resources/staff/staff.service.ts';
 import type { ConsoleOptions } from '../console.plugin.ts';
-import { SESSION_COOKIE, SESSION_COOKIE_OPTIONS, formText, pageContext, render, signedIn } from '../render.ts';
+import {
+  SESSION_COOKIE,
+  SESSION_COOKIE_OPTIONS,
+  formText,
+  pageContext,
+  render,
+  rotateCsrfSecret,
+  signedIn,
+} from '../render.ts';
 import { homePage, passwordPage, signInPage } from '../views/sign-in.view.ts';
 
 /** Sign-in, sign-out, the landing page and one's own password. */
@@ -48,12 +56,14 @@ export async function accountRoutes(app: FastifyInstance, { storage, clock }: Co
     }
     const token = await startSession(storage, clock, result.staff.id);
     reply.setCookie(SESSION_COOKIE, token, SESSION_COOKIE_OPTIONS);
+    rotateCsrfSecret(reply);
     return reply.redirect('/console', 303);
   });
 
   app.post('/sign-out', async (request, reply) => {
     await endSession(storage, request.cookies[SESSION_COOKIE]);
     reply.clearCookie(SESSION_COOKIE, SESSION_COOKIE_OPTIONS);
+    rotateCsrfSecret(reply);
     return reply.redirect('/console/sign-in', 303);
   });
 

@@ -13,11 +13,14 @@ import { notificationsPage } from '../views/notifications.view.ts';
 /**
  * The new key's secret travels to the page that shows it in a cookie for that one page,
  * cleared as it is shown: the server keeps no copy (SPEC "Authentication" 4), a reload
- * shows it no more, and a reload cannot post the form again and make a second key.
+ * shows it no more, and a reload cannot post the form again and make a second key. It lives
+ * a minute at most, so a redirect that never arrives does not leave the secret in the browser.
  */
 const NEW_SECRET_COOKIE = 'venue_console_new_secret';
 const secretCookieOptions = (keyId: string) =>
   ({ path: `/console/keys/${keyId}/created`, httpOnly: true, sameSite: 'strict', secure: 'auto' }) as const;
+
+const NEW_SECRET_MAX_AGE_S = 60;
 
 const NOTIFICATIONS_PAGE_SIZE = 20;
 
@@ -65,7 +68,7 @@ export async function keysRoutes(app: FastifyInstance, { storage, clock, smtp }:
         createdBy: staff.email,
         agreedBy: staff.email,
       });
-      reply.setCookie(NEW_SECRET_COOKIE, secret, secretCookieOptions(key.id));
+      reply.setCookie(NEW_SECRET_COOKIE, secret, { ...secretCookieOptions(key.id), maxAge: NEW_SECRET_MAX_AGE_S });
       return reply.redirect(`/console/keys/${key.id}/created`, 303);
     } catch (err) {
       if (!(err instanceof ApiError) || (err.code !== 'invalid_request' && err.code !== 'conflict')) throw err;

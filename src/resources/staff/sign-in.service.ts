@@ -1,6 +1,6 @@
 import type { Writer } from '../../db/write.ts';
 import { randomBase62 } from '../../lib/ids.ts';
-import { decoyPasswordHash, verifyPasswordAsync } from '../../lib/password.ts';
+import { decoyPasswordHash, hashPassword, needsRehash, verifyPassword } from '../../lib/password.ts';
 import { MINUTE_MS, type Clock } from '../../lib/time.ts';
 import { addressBucket } from '../../limits/address.ts';
 import {
@@ -11,7 +11,7 @@ import {
   lockUntil,
   recordFailure,
 } from './sign-in.repo.ts';
-import { staffWithEmail, type StaffRow } from './staff.repo.ts';
+import { replacePasswordHash, staffWithEmail, type StaffRow } from './staff.repo.ts';
 
 /**
  * Staff sign-in (docs/console.md): after 10 failed sign-ins for one email within 15 minutes, that
@@ -54,12 +54,20 @@ export async function signIn(
   const candidates = email ? await staffWithEmail(db, email) : [];
   let match: StaffRow | null = null;
   for (const staff of candidates.length > 0 ? candidates : [null]) {
-    const ok = await verifyPasswordAsync(input.password, staff ? staff.password_hash : decoyPasswordHash());
+    const ok = await verifyPassword(input.password, staff ? staff.password_hash : await decoyPasswordHash());
     if (ok && staff && !match) match = staff;
   }
   if (match) {
-    await store.write((tx) => clearEmailFailures(tx, email));
-    return { kind: 'signed_in', staff: match };
+    const signedIn = match;
+    // A hash made at a lower cost than today's is made again now, the one time the password is
+    // at hand; hashed before the transaction, and stored only if nobody changed it meanwhile.
+    const upgraded = needsRehash(signedIn.password_hash) ? await hashPassword(input.password) : null;
+    await store.write(async (tx) => {
+      await clearEmailFailures(tx, email);
+      if (upgraded && signedIn.password_hash)
+        await replacePasswordHash(tx, signedIn.id, signedIn.password_hash, upgraded);
+    });
+    return { kind: 'signed_in', staff: upgraded ? { ...signedIn, password_hash: upgraded } : signedIn };
   }
 
   const since = now - SIGN_IN_RULES.windowMs;

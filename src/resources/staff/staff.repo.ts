@@ -32,3 +32,13 @@ export async function findStaffInWorkspace(
 export async function setPasswordHash(tx: Tx, staffId: string, hash: string, now: number): Promise<void> {
   await tx.updateTable('staff').set({ password_hash: hash, updated_at: now }).where('id', '=', staffId).execute();
 }
+
+/** The same password's hash made again at today's cost; nothing when the hash changed meanwhile. */
+export async function replacePasswordHash(tx: Tx, staffId: string, previous: string, next: string): Promise<void> {
+  await tx
+    .updateTable('staff')
+    .set({ password_hash: next })
+    .where('id', '=', staffId)
+    .where('password_hash', '=', previous)
+    .execute();
+}

@@ -1,6 +1,6 @@
 import type { Writer } from '../../db/write.ts';
 import { invalid, notFound } from '../../errors.ts';
-import { hashPassword, verifyPasswordAsync } from '../../lib/password.ts';
+import { hashPassword, verifyPassword } from '../../lib/password.ts';
 import type { Clock } from '../../lib/time.ts';
 import { getWorkspace, type StaffRole } from '../workspaces/workspace.service.ts';
 import { deleteSessionsOf } from './session.repo.ts';
@@ -37,7 +37,7 @@ export async function setStaffPassword(
   if (!staff) throw notFound(`${email} is not staff of ${input.workspaceId}`);
   checkNewPassword(input.password);
   // Hashed before the transaction: scrypt's time is not spent holding the write lock.
-  const hash = hashPassword(input.password);
+  const hash = await hashPassword(input.password);
   const ended = await store.write(async (tx) => {
     await setPasswordHash(tx, staff.id, hash, clock());
     return deleteSessionsOf(tx, staff.id);
@@ -52,7 +52,7 @@ export async function changeOwnPassword(
   input: { workspaceId: string; email: string; current: string; next: string },
 ): Promise<void> {
   const staff = await findStaffInWorkspace(store.db, input.workspaceId, normaliseEmail(input.email));
-  if (!staff || !(await verifyPasswordAsync(input.current, staff.password_hash))) {
+  if (!staff || !(await verifyPassword(input.current, staff.password_hash))) {
     throw invalid('the current password is not right', [{ field: 'current_password', message: 'is not right' }]);
   }
   await setStaffPassword(store, clock, { workspaceId: input.workspaceId, email: staff.email, password: input.next });

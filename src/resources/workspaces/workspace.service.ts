@@ -94,7 +94,7 @@ export async function addStaff(
   if (!input.name.trim()) throw invalid('a staff member needs a name');
   if (input.password !== undefined && input.password.length < 8) throw invalid('a password needs 8 characters or more');
   // Hashed before the transaction: scrypt's time is not spent holding the write lock.
-  const passwordHash = input.password === undefined ? null : hashPassword(input.password);
+  const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
   return store.write(async (tx) => {
     await getWorkspace(tx, input.workspaceId);
     if (await staffEmailTaken(tx, input.workspaceId, email))
