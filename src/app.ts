@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import type { Counter } from 'prom-client';
 import type { Config } from './config.ts';
 import { consolePlugin } from './console/console.plugin.ts';
 import type { Storage } from './db/index.ts';
+import { unavailableReason } from './db/unavailable.ts';
 import { access } from './http/access.ts';
 import { activityTracking } from './http/activity.ts';
 import { backpressure } from './http/backpressure.ts';
@@ -133,8 +135,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   app.decorate('writes', new WritePipeline(deps.storage, deps.storage.engine));
   app.decorate('errorsUrl', config.errorsUrl);
   await app.register(idempotency);
+  const activityDropped = app.metrics.getSingleMetric('venue_api_activity_rows_dropped_total') as Counter;
   const tracker = new ActivityTracker(deps.storage, deps.storage.engine, clock, {
-    onError: (err) => app.log.error({ err }, 'writing key activity failed; kept for the next flush'),
+    onError: (err) =>
+      unavailableReason(err)
+        ? app.log.warn({ err }, 'the database could not take key activity; kept for the next flush')
+        : app.log.error({ err }, 'the database refused a batch of key activity; it was dropped'),
+    onDropped: (rows) => activityDropped.inc(rows),
   });
   await app.register(activityTracking, { tracker });
 

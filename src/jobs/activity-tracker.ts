@@ -1,5 +1,6 @@
 import type { Engine } from '../db/dialects/types.ts';
 import type { KeyActivityHourTable, KeyCustomerReadTable } from '../db/schema.ts';
+import { unavailableReason } from '../db/unavailable.ts';
 import type { Writer } from '../db/write.ts';
 import type { Clock } from '../lib/time.ts';
 import { markKeysUsed } from '../resources/keys/key.repo.ts';
@@ -13,18 +14,48 @@ interface KeyBuffer {
   customers: Map<string, number>;
 }
 
+/**
+ * The most (key, customer) rows the buffer holds while the database cannot take them; sends
+ * of customers past it are dropped and counted (`onDropped`). A Map entry costs about 150
+ * bytes, so this is some 30 MB: room for half an hour of a busy process reading 100 new
+ * customers a second, which outlasts an outage anyone lets run, and no more, so an outage of
+ * a day costs counts (the unusual-activity check undercounts), never the process.
+ */
+export const MAX_BUFFERED_ROWS = 200_000;
+
+/** The longest wait between flushes while they fail: the backoff doubles from flushMs up to this. */
+export const MAX_BACKOFF_MS = 5 * 60_000;
+
 export interface TrackerOptions {
   /** How often buffered activity is written (ms). */
   flushMs?: number;
-  /** Buffered customer sends that trigger an early flush, bounding memory. */
+  /** Buffered customer sends that trigger an early flush, so a walk over many customers writes them in parts. */
   maxBuffered?: number;
+  /** The buffer's cap in (key, customer) rows; MAX_BUFFERED_ROWS unless a test says less. */
+  maxRows?: number;
   onError?: (err: unknown) => void;
+  /** Rows the tracker gave up on: sends past the cap, and batches the database refused outright. */
+  onDropped?: (rows: number) => void;
+}
+
+export interface TrackerStats {
+  /** (key, customer) rows waiting in memory. */
+  buffered: number;
+  /** Rows written (key-hours and key-customers), counted once their transaction was durable. */
+  written: number;
+  dropped: number;
+  /** Flushes failed in a row; nonzero while the tracker backs off. */
+  failures: number;
 }
 
 /**
  * Counts what live keys do, in memory, and writes it in batches, so tracking stays cheap
  * on the hot path. A request costs a few Map operations; the database sees
  * one upsert batch per table every flushMs, whatever the traffic.
+ *
+ * While the database cannot take the writes, a failed batch goes back into the buffer, one
+ * flush at most is in flight, early flushes stop and the timer backs off; the buffer is
+ * capped, so an outage costs counts, never memory.
  */
 export class ActivityTracker {
   private buffer = new Map<string, KeyBuffer>();
@@ -32,9 +63,15 @@ export class ActivityTracker {
   private lastUse = new Map<string, number>();
   private buffered = 0;
   private timer: NodeJS.Timeout | null = null;
-  private flushing: Promise<void> = Promise.resolve();
+  /** The flush writing now, and the one callers asked for meanwhile: never more than these two. */
+  private inFlight: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
+  private failures = 0;
+  private written = 0;
+  private dropped = 0;
   private readonly flushMs: number;
   private readonly maxBuffered: number;
+  private readonly maxRows: number;
 
   constructor(
     private readonly store: Writer,
@@ -43,7 +80,8 @@ export class ActivityTracker {
     private readonly options: TrackerOptions = {},
   ) {
     this.flushMs = options.flushMs ?? 10_000;
-    this.maxBuffered = options.maxBuffered ?? 50_000;
+    this.maxRows = options.maxRows ?? MAX_BUFFERED_ROWS;
+    this.maxBuffered = Math.min(options.maxBuffered ?? 50_000, this.maxRows);
   }
 
   private entry(keyId: string, workspaceId: string): KeyBuffer {
@@ -68,20 +106,62 @@ export class ActivityTracker {
 
   customersSent(keyId: string, workspaceId: string, customerIds: readonly string[]): void {
     if (customerIds.length === 0) return;
-    const customers = this.entry(keyId, workspaceId).customers;
     const now = this.clock();
-    for (const id of customerIds) {
-      if (!customers.has(id)) this.buffered++;
-      customers.set(id, now);
-    }
-    if (this.buffered >= this.maxBuffered) void this.flush().catch((err) => this.options.onError?.(err));
+    let dropped = 0;
+    for (const id of customerIds) if (!this.keep(keyId, workspaceId, id, now)) dropped++;
+    this.drop(dropped);
+    // Not while flushes fail: the timer's backoff decides when the next one runs.
+    if (this.buffered >= this.maxBuffered && this.failures === 0 && !this.inFlight) this.flushQuietly();
   }
 
-  /** Writes everything counted so far; concurrent calls run one after another. */
+  /** Buffers one send, or says no when it would be a new row past the cap. */
+  private keep(keyId: string, workspaceId: string, customerId: string, at: number): boolean {
+    const known = this.buffer.get(keyId)?.customers;
+    const previous = known?.get(customerId);
+    if (previous === undefined) {
+      if (this.buffered >= this.maxRows) return false;
+      this.buffered++;
+    }
+    (known ?? this.entry(keyId, workspaceId).customers).set(customerId, Math.max(at, previous ?? 0));
+    return true;
+  }
+
+  private drop(rows: number): void {
+    if (rows === 0) return;
+    this.dropped += rows;
+    this.options.onDropped?.(rows);
+  }
+
+  stats(): TrackerStats {
+    return { buffered: this.buffered, written: this.written, dropped: this.dropped, failures: this.failures };
+  }
+
+  /**
+   * Writes everything counted so far. One flush runs at a time; a call while one runs gets a
+   * second, shared by every such call, that starts when the first ends, so what was counted
+   * before the call is in the batch it waits for.
+   */
   flush(): Promise<void> {
-    const run = this.flushing.catch(() => undefined).then(() => this.write());
-    this.flushing = run;
-    return run;
+    if (!this.inFlight) return this.run();
+    this.queued ??= this.inFlight
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = null;
+        return this.run();
+      });
+    return this.queued;
+  }
+
+  private run(): Promise<void> {
+    const running = this.write().finally(() => {
+      if (this.inFlight === running) this.inFlight = null;
+    });
+    this.inFlight = running;
+    return running;
+  }
+
+  private flushQuietly(): void {
+    this.flush().catch((err) => this.options.onError?.(err));
   }
 
   private async write(): Promise<void> {
@@ -103,28 +183,44 @@ export class ActivityTracker {
     if (hours.length === 0 && reads.length === 0 && used.size === 0) return;
     try {
       // One transaction: a failed flush leaves nothing half-counted, so it can be retried.
+      // storage.write resolves once the COMMIT is durable (its group's, on SQLite), so a batch
+      // whose COMMIT failed rejects here and goes back into the buffer.
       await this.store.write(async (tx) => {
         if (hours.length > 0) await addHourlyRequests(tx, this.engine, hours);
         if (reads.length > 0) await markCustomersSent(tx, reads);
         if (used.size > 0) await markKeysUsed(tx, used);
       });
     } catch (err) {
-      this.restore(taken);
-      for (const [id, at] of used) this.lastUse.set(id, Math.max(at, this.lastUse.get(id) ?? 0));
+      this.failures++;
+      if (unavailableReason(err)) {
+        this.restore(taken);
+        for (const [id, at] of used) this.lastUse.set(id, Math.max(at, this.lastUse.get(id) ?? 0));
+      } else {
+        // Not an outage: the database refused this batch itself, and would refuse it again on
+        // every retry, holding up every later count; it is given up and counted.
+        this.drop(reads.length + hours.length);
+      }
       throw err;
     }
+    this.failures = 0;
+    this.written += reads.length + hours.length;
   }
 
-  /** A failed write goes back into the buffer, so the next flush retries it. */
+  /** A batch the database could not take goes back into the buffer, within the cap, so the next flush retries it. */
   private restore(taken: Map<string, KeyBuffer>): void {
+    let dropped = 0;
     for (const [keyId, old] of taken) {
       const entry = this.entry(keyId, old.workspaceId);
       for (const [h, n] of old.hours) entry.hours.set(h, (entry.hours.get(h) ?? 0) + n);
-      for (const [id, at] of old.customers) {
-        if (!entry.customers.has(id)) this.buffered++;
-        entry.customers.set(id, Math.max(at, entry.customers.get(id) ?? 0));
-      }
+      for (const [id, at] of old.customers) if (!this.keep(keyId, old.workspaceId, id, at)) dropped++;
     }
+    this.drop(dropped);
+  }
+
+  /** The wait before the next timed flush: flushMs, doubled for each failure in a row, at most MAX_BACKOFF_MS. */
+  private nextDelay(): number {
+    if (this.failures === 0) return this.flushMs;
+    return Math.min(this.flushMs * 2 ** Math.min(this.failures, 20), Math.max(MAX_BACKOFF_MS, this.flushMs));
   }
 
   start(): void {
@@ -133,7 +229,7 @@ export class ActivityTracker {
       this.flush()
         .catch((err) => this.options.onError?.(err))
         .finally(() => {
-          if (this.timer) this.timer = setTimeout(tick, this.flushMs).unref();
+          if (this.timer) this.timer = setTimeout(tick, this.nextDelay()).unref();
         });
     };
     this.timer = setTimeout(tick, this.flushMs).unref();

@@ -48,6 +48,11 @@ export function createMetrics({ db, limits }: MetricsOptions): Registry {
       }
     },
   });
+  new Counter({
+    name: 'venue_api_activity_rows_dropped_total',
+    help: 'Key activity rows given up: customer sends past the buffer cap while the database was away, and batches it refused.',
+    registers: [registry],
+  });
   if (limits) {
     const refused = new Counter({
       name: 'venue_api_rate_limited_total',

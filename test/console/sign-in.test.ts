@@ -8,7 +8,7 @@ import { addStaffWithHash, cheapPasswordHash, legacyPasswordHash } from '../help
 import { ConsoleClient, textOf } from './client.ts';
 
 /** Staff sign-in (docs/console.md): passwords, sessions the server ends, lock-out, roles, CSRF, headers. */
-describe.each(ENGINES)('console sign-in and sessions on %s', { timeout: 60_000 }, (engine) => {
+describe.each(ENGINES)('console sign-in and sessions on %s', { timeout: 120_000 }, (engine) => {
   let t: TestApp;
   let n = 0;
   /** A new staff member, so each test has its own email and lock-out counts. */
@@ -265,8 +265,13 @@ describe.each(ENGINES)('console sign-in and sessions on %s', { timeout: 60_000 }
       hash: old,
     });
     const hashOf = async () =>
-      (await t.storage.db.selectFrom('staff').select('password_hash').where('id', '=', member.id).executeTakeFirstOrThrow())
-        .password_hash;
+      (
+        await t.storage.db
+          .selectFrom('staff')
+          .select('password_hash')
+          .where('id', '=', member.id)
+          .executeTakeFirstOrThrow()
+      ).password_hash;
     // A wrong password changes nothing.
     expect((await browser().signIn(email, 'wrong password')).statusCode).toBe(401);
     expect(await hashOf()).toBe(old);
