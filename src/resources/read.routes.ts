@@ -1,4 +1,4 @@
-import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { etagOf, notModified } from '../http/etag.ts';
@@ -24,6 +24,8 @@ export interface ReadRoutesOptions<F extends TProperties> {
   collection: Collection;
   /** The record's schema: what a retrieve answers and a list's `data` holds. */
   record: TObject;
+  /** What a list's `data` holds when it is more than the record (customers with their deletions). */
+  listItem?: TSchema;
   /** Filters beyond the common three, as TypeBox properties (all optional). */
   filters: F;
   tag: string;
@@ -61,7 +63,7 @@ export function registerReadRoutes<F extends TProperties>(
         summary: summary.list,
         description: `${about}\n\n${LIST_RULES}`,
         querystring: query,
-        response: { 200: ListEnvelope(record), ...ErrorResponses },
+        response: { 200: ListEnvelope(options.listItem ?? record), ...ErrorResponses },
       },
     },
     async (request, reply) => {
