@@ -89,6 +89,12 @@ curl -s "${base}/customers?limit=100&starting_after=$NEXT_CURSOR" ${auth}
 curl -s "${base}/customers?updated_since=2026-10-08T00:00:00Z" ${auth}
 \`\`\`
 
+**Deletions.** A customer deleted since your last sync simply stops appearing. Add \`include_deleted=true\` (only together with \`updated_since\`, else 400) and the page also holds the customers deleted at or after that instant, each as \`{"id": "cus_…", "object": "customer", "deleted": true, "deleted_at": "…"}\` in the place the customer held in the list (newest first by its \`created_at\`, then id), so one cursor walks customers and deletions alike: remove your copy of each one marked \`deleted\`. Deletions are kept 365 days, as the change log is: sync at least that often, or walk the whole collection again. A test key sees only test deletions, a live key only live ones; a deleted customer made again with the same email is a new id.
+
+\`\`\`sh
+curl -s "${base}/customers?updated_since=2026-10-08T00:00:00Z&include_deleted=true" ${auth}
+\`\`\`
+
 ## Idempotency
 
 Every POST needs an \`Idempotency-Key\` header (up to 255 characters; a UUID is ideal); without it the answer is 428 \`precondition_required\`. Retry a POST that failed on the network with the same key: if the first one was written, you get its stored answer (status and body byte for byte) with \`Idempotent-Replayed: true\`, and nothing is written twice. Keys are kept 24 hours, per API key.

@@ -32,6 +32,8 @@ export interface ReadRoutesOptions<F extends TProperties> {
   summary: { list: string; get: string };
   /** What the record is and which keys see which: the start of both operations' descriptions. */
   about: string;
+  /** What only the list adds to `about` (its own filters' rules). */
+  listAbout?: string;
   /** A page to serialise, or JSON text the database already wrote (sent as it is). */
   list: (actor: Actor, query: ListQuery<F>) => Promise<Page<Record<string, unknown>> | JsonText>;
   get: (actor: Actor, id: string) => Promise<{ record: Record<string, unknown> | JsonText; version: string }>;
@@ -61,7 +63,7 @@ export function registerReadRoutes<F extends TProperties>(
       schema: {
         tags: [tag],
         summary: summary.list,
-        description: `${about}\n\n${LIST_RULES}`,
+        description: `${about}${options.listAbout ? ` ${options.listAbout}` : ''}\n\n${LIST_RULES}`,
         querystring: query,
         response: { 200: ListEnvelope(options.listItem ?? record), ...ErrorResponses },
       },

@@ -97,6 +97,19 @@ describe.each(ENGINES)('venue-api-client against the server process on %s', { ti
     await storage?.drop();
   });
 
+  it('lists the customers deleted since with include_deleted: true, typed apart from customers', async () => {
+    const since = new Date(Date.now() - 1).toISOString();
+    const kept = await venue.customers.create({ first_name: 'Kept' });
+    const gone = await venue.customers.create({ first_name: 'Gone' });
+    await venue.customers.delete(gone.id);
+    const seen: string[] = [];
+    for await (const c of venue.customers.list({ updated_since: since, include_deleted: true, limit: 1 })) {
+      // The union narrows on `deleted`: a deletion has no name to read.
+      seen.push('deleted' in c ? `deleted ${c.id} at ${c.deleted_at}` : `${c.id} ${c.first_name}`);
+    }
+    expect(seen).toEqual([expect.stringMatching(new RegExp(`^deleted ${gone.id} at 20`)), `${kept.id} Kept`]);
+  });
+
   it('lists one page when awaited and walks every record exactly once when iterated', async () => {
     const made = new Set<string>();
     for (let i = 0; i < 23; i++) {

@@ -4,7 +4,14 @@ import { makeTestApp, type TestApp, type TestKey } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 import { createCustomer, del, patch, roomy, roomyKey } from '../helpers/writes.ts';
 
-type Item = { id: string; object: string; deleted?: true; deleted_at?: string; first_name?: string; livemode?: boolean };
+type Item = {
+  id: string;
+  object: string;
+  deleted?: true;
+  deleted_at?: string;
+  first_name?: string;
+  livemode?: boolean;
+};
 
 /** GET /customers?updated_since=…&include_deleted=true (DECISIONS "Webhooks", "Deletions for pollers"). */
 describe.each(ENGINES)('deletions for pollers on %s', (engine) => {

@@ -4,6 +4,7 @@ import type {
   ApiKey,
   Customer,
   CustomerCreateParams,
+  CustomerDeletion,
   CustomerListParams,
   CustomerUpdateParams,
   DeletedCustomer,
@@ -60,6 +61,16 @@ export class ReadResource<T, Q extends object> {
 export class CustomersResource extends ReadResource<Customer, CustomerListParams> {
   constructor(transport: TransportOptions) {
     super(transport, '/customers');
+  }
+
+  /** With `include_deleted: true` (and `updated_since`), the customers deleted since are listed too, in their place. */
+  override list(
+    params: CustomerListParams & { include_deleted: true },
+    options?: CallOptions,
+  ): PageCall<Customer | CustomerDeletion>;
+  override list(params?: CustomerListParams, options?: CallOptions): PageCall<Customer>;
+  override list(params?: CustomerListParams, options: CallOptions = {}): PageCall<Customer | CustomerDeletion> {
+    return super.list(params, options);
   }
 
   create(body: CustomerCreateParams, options: WriteOptions = {}): Promise<Customer> {

@@ -18,6 +18,8 @@ export type ApiKey = SuccessOf<'retrieveKey'>;
 export type Venue = SuccessOf<'retrieveVenue'>;
 export type Customer = SuccessOf<'retrieveCustomer'>;
 export type DeletedCustomer = SuccessOf<'deleteCustomer'>;
+/** What `customers.list({ updated_since, include_deleted: true })` lists for a customer deleted since. */
+export type CustomerDeletion = Extract<SuccessOf<'listCustomers'>['data'][number], { deleted: true }>;
 export type Tag = SuccessOf<'retrieveTag'>;
 export type List = SuccessOf<'retrieveList'>;
 export type Booking = SuccessOf<'retrieveBooking'>;

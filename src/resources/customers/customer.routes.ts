@@ -15,7 +15,9 @@ export async function customerReadRoutes(app: FastifyInstance, reader: JsonReade
     tag: 'Customers',
     summary: { list: 'List customers', get: 'Retrieve a customer' },
     about:
-      "The workspace's customers. A test key sees only test customers (`livemode: false`), a live key only real ones; a key with `contacts_masked` sees emails and phones masked. `email` finds one customer by exact address, any case, masked keys included. With `updated_since`, `include_deleted=true` also lists the customers deleted at or after it, each as `{\"id\",\"object\":\"customer\",\"deleted\":true,\"deleted_at\"}` in the place it held in the list, so one cursor walks both (see Pagination).",
+      "The workspace's customers. A test key sees only test customers (`livemode: false`), a live key only real ones; a key with `contacts_masked` sees emails and phones masked. `email` finds one customer by exact address, any case, masked keys included.",
+    listAbout:
+      'With `updated_since`, `include_deleted=true` also lists the customers deleted at or after it, each as `{"id": "cus_…", "object": "customer", "deleted": true, "deleted_at": …}` in the place it held in the list, so one cursor walks both (see Pagination).',
     list: (actor, query) => listCustomers(reader, actor, query),
     get: (actor, id) => getCustomer(reader, actor, id),
   });

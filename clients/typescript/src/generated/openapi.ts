@@ -77,7 +77,7 @@ export type paths = {
         };
         /**
          * List customers
-         * @description The workspace's customers. A test key sees only test customers (`livemode: false`), a live key only real ones; a key with `contacts_masked` sees emails and phones masked. `email` finds one customer by exact address, any case, masked keys included.
+         * @description The workspace's customers. A test key sees only test customers (`livemode: false`), a live key only real ones; a key with `contacts_masked` sees emails and phones masked. `email` finds one customer by exact address, any case, masked keys included. With `updated_since`, `include_deleted=true` also lists the customers deleted at or after it, each as `{"id": "cus_…", "object": "customer", "deleted": true, "deleted_at": …}` in the place it held in the list, so one cursor walks both (see Pagination).
          *
          *     Newest first, `limit` a page (1 to 100, default 25). Pass the answer's `next_cursor` as `starting_after` for the next page, until `has_more` is false; `updated_since` keeps only the rows changed at or after that instant (see Pagination).
          */
@@ -2301,6 +2301,8 @@ export interface operations {
                 updated_since?: string;
                 /** @description Exact address, any case. */
                 email?: string;
+                /** @description With `updated_since` only: also list the customers deleted at or after it, each as `{"id","object","deleted":true,"deleted_at"}` in its place in the list. Deletions are kept 365 days. */
+                include_deleted?: boolean;
             };
             header?: {
                 /** @description The API version, a date. Absent means the current version 2026-10-08. */
@@ -2388,7 +2390,7 @@ export interface operations {
                          */
                         object: "list";
                         /** @description This page of records, newest first. */
-                        data: {
+                        data: ({
                             /** @description A `cus_` id. */
                             id: string;
                             /**
@@ -2484,7 +2486,25 @@ export interface operations {
                             updated_at: string;
                             /** @description Send it in double quotes as If-Match to change this customer. */
                             version: string;
-                        }[];
+                        } | {
+                            /** @description A `cus_` id. */
+                            id: string;
+                            /**
+                             * @description Always `customer`.
+                             * @enum {string}
+                             */
+                            object: "customer";
+                            /**
+                             * @description Always true: the customer was deleted.
+                             * @enum {boolean}
+                             */
+                            deleted: true;
+                            /**
+                             * Format: date-time
+                             * @description When the customer was deleted.
+                             */
+                            deleted_at: string;
+                        })[];
                         /** @description True while there are more records: ask again with `starting_after`. */
                         has_more: boolean;
                         /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
