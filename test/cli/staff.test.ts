@@ -4,7 +4,8 @@ import { createWorkspace } from '../../src/resources/workspaces/workspace.servic
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 import { cli, failedWith } from './cli.ts';
 
-describe.each(ENGINES)('venue-api staff on %s', (engine) => {
+// Each command hashes a password at the full scrypt cost in a process of its own: seconds on a loaded machine.
+describe.each(ENGINES)('venue-api staff on %s', { timeout: 120_000 }, (engine) => {
   let storage: TestStorage;
   let workspaceId: string;
   beforeAll(async () => {

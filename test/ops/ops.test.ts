@@ -51,6 +51,7 @@ describe.each(ENGINES)('operations endpoints on %s', (engine) => {
     expect(sample(text, 'venue_api_http_request_duration_seconds_count{method="GET",route="/key"}')).toBe(3);
     expect(sample(text, 'venue_api_http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/key"}')).toBe(3);
     expect(sample(text, 'venue_api_keys_paused')).toBe(1);
+    expect(sample(text, 'venue_api_activity_rows_dropped_total')).toBe(0);
     expect(text).toContain('process_cpu_user_seconds_total');
   });
 
