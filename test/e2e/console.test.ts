@@ -5,7 +5,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/lib/time.ts';
 import { createKey } from '../../src/resources/keys/key.service.ts';
-import { addStaff, createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
+import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
+import { addStaffWithHash, cheapPasswordHash } from '../helpers/staff.ts';
 import { startServer, type ServerProcess } from '../helpers/server-process.ts';
 import { freshStorage, type TestStorage } from '../helpers/storage.ts';
 
@@ -81,17 +82,18 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
   beforeAll(async () => {
     storage = await freshStorage('sqlite');
     const ws = await createWorkspace(storage, systemClock, { name: 'Browser Venues' });
+    // Cheap hashes, so the lock-out's ten failures cost little; a first sign-in makes the full-cost one.
     for (const [email, role] of [
       ['owner@example.com', 'owner'],
       ['clerk@example.com', 'staff'],
       ['locked@example.com', 'owner'],
     ] as const)
-      await addStaff(storage, systemClock, {
+      await addStaffWithHash(storage, systemClock, {
         workspaceId: ws.id,
         email,
         name: email.split('@')[0]!,
         role,
-        password: 'right password',
+        hash: cheapPasswordHash('right password'),
       });
     // Another program's key, which owns the customer the console's key will change.
     helperSecret = (
@@ -106,7 +108,8 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
     context = await browser.newContext();
     page = await context.newPage();
-    context.setDefaultTimeout(8_000);
+    // A sign-in hashes at scrypt's full cost (N=2^17): seconds on a loaded machine.
+    context.setDefaultTimeout(30_000);
     watch(page);
     const created = await api(helperSecret, '/customers', {
       method: 'POST',

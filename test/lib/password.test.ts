@@ -3,7 +3,8 @@ import { PASSWORD_COST, hashPassword, needsRehash, verifyPassword } from '../../
 import { cheapPasswordHash, legacyPasswordHash } from '../helpers/staff.ts';
 
 /** Staff password hashes: OWASP's scrypt cost, stored with the hash, off the event loop. */
-describe('password hashing', () => {
+// Full-cost hashes take seconds each on a loaded machine.
+describe('password hashing', { timeout: 120_000 }, () => {
   it('hashes at N=2^17, r=8, p=1 and stores the cost with the salt and hash', async () => {
     const stored = await hashPassword('correct horse');
     expect(PASSWORD_COST).toEqual({ N: 131072, r: 8, p: 1 });
