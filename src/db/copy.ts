@@ -97,7 +97,12 @@ export async function describeTables(storage: Storage): Promise<TableShape[]> {
   const tables = new Map<string, TableShape & { keyAt: Map<string, number> }>();
   for (const r of rows) {
     if (isEngineTable(r.table_name)) continue;
-    const t = tables.get(r.table_name) ?? { name: r.table_name, columns: [], key: [], keyAt: new Map() };
+    const t: TableShape & { keyAt: Map<string, number> } = tables.get(r.table_name) ?? {
+      name: r.table_name,
+      columns: [],
+      key: [],
+      keyAt: new Map(),
+    };
     tables.set(r.table_name, t);
     t.columns.push({ name: r.column_name, type: r.data_type });
     if (r.key_position) t.keyAt.set(r.column_name, Number(r.key_position));
