@@ -52,7 +52,7 @@ export function backupCommand(): Command {
         report,
         () =>
           `Backed up ${report.pages.toLocaleString('en')} pages (${(report.bytes / 1048576).toFixed(1)} MiB) into ${file} ` +
-          `in ${report.seconds} s; ${report.steps} steps, the longest ${report.longest_step_ms} ms. The copy passed SQLite's quick_check.`,
+          `in ${report.seconds} s; ${report.steps} steps, the longest ${report.longest_step_ms} ms (the last, with its fsync, ${report.final_step_ms} ms). The copy passed SQLite's quick_check.`,
       );
     });
 }
