@@ -2,6 +2,9 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { activityCheckCommand } from './activity-check.ts';
+import { backupCommand } from './backup.ts';
+import { copyCommand } from './copy.ts';
+import { exportCommand } from './export.ts';
 import { importCommand } from './import.ts';
 import { keysCommand } from './keys.ts';
 import { mcpCommand } from './mcp.ts';
@@ -26,6 +29,9 @@ const COMMAND_GROUPS: Array<() => Command> = [
   undoCommand,
   activityCheckCommand,
   mcpCommand,
+  copyCommand,
+  backupCommand,
+  exportCommand,
 ];
 
 export function buildProgram(): Command {
