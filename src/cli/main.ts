@@ -5,6 +5,7 @@ import { activityCheckCommand } from './activity-check.ts';
 import { importCommand } from './import.ts';
 import { keysCommand } from './keys.ts';
 import { mcpCommand } from './mcp.ts';
+import { migrateCommand } from './migrate.ts';
 import { failureDocument, printResult, wantsJson } from './run.ts';
 import { seedCommand } from './seed.ts';
 import { serveCommand } from './serve.ts';
@@ -18,6 +19,7 @@ import { workspaceCommand } from './workspace.ts';
  */
 const COMMAND_GROUPS: Array<() => Command> = [
   serveCommand,
+  migrateCommand,
   workspaceCommand,
   staffCommand,
   keysCommand,

@@ -61,6 +61,8 @@ export async function opsRoutes(app: FastifyInstance, options: OpsOptions) {
     const degraded = (writes?.failing ?? false) || limits === 'local_fallback';
     return {
       status: degraded ? 'degraded' : 'ok',
+      // Which process answered: with several workers on one port, each has its own.
+      pid: process.pid,
       checks: {
         writes: writes?.failing ? 'failing' : 'ok',
         ...(writes?.failing ? { writes_failing_since: new Date(writes.since ?? Date.now()).toISOString() } : {}),

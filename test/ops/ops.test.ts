@@ -202,12 +202,17 @@ describe('GET /ready with a dependency away', () => {
       expect(ok.json()).toEqual({ status: 'ready', checks: { database: 'ok', schema: 'ok' } });
       expect((await up.app.inject({ method: 'GET', url: '/health' })).json()).toEqual({
         status: 'ok',
+        pid: process.pid,
         checks: { writes: 'ok', limits: 'shared' },
       });
       expect((await down.app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(200);
       const health = await down.app.inject({ method: 'GET', url: '/health' });
       expect(health.statusCode).toBe(200);
-      expect(health.json()).toEqual({ status: 'degraded', checks: { writes: 'ok', limits: 'local_fallback' } });
+      expect(health.json()).toEqual({
+        status: 'degraded',
+        pid: process.pid,
+        checks: { writes: 'ok', limits: 'local_fallback' },
+      });
       const metrics = (await down.app.inject({ method: 'GET', url: '/metrics' })).body;
       expect(sample(metrics, 'venue_api_limit_store_fallbacks_total')).toBeGreaterThanOrEqual(1);
       expect(sample(metrics, 'venue_api_limit_store_degraded')).toBe(1);
