@@ -1,7 +1,33 @@
 import cluster, { type Worker } from 'node:cluster';
 import { pino } from 'pino';
 import type { Config } from './config.ts';
-import { logSchema, type SchemaReport } from './server.ts';
+import { missingMigrationsMessage } from './db/migrate.ts';
+
+/** What a start found in the database's schema, for the log (docs/operations.md "Rolling out a new version"). */
+export interface SchemaReport {
+  applied: string[];
+  missing: string[];
+  unknown: string[];
+}
+
+interface Log {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+/** Says in the log what the schema means for this process: ahead of it is fine, behind is not ready. */
+export function logSchema(log: Log, schema: SchemaReport): void {
+  if (schema.applied.length > 0) log.info({ applied: schema.applied }, 'migrated the database');
+  if (schema.unknown.length > 0) {
+    log.warn(
+      { unknown: schema.unknown },
+      'the database holds migrations this version does not know (a newer version ran them); serving on it, since migrations only add before they take away',
+    );
+  }
+  if (schema.missing.length > 0) {
+    log.warn({ missing: schema.missing }, `not ready: ${missingMigrationsMessage(schema.missing)} (MIGRATE=off)`);
+  }
+}
 
 /** A worker that lived at least this long died of something other than how it starts. */
 const HEALTHY_AFTER_MS = 10_000;

@@ -76,6 +76,11 @@ export interface Config {
    * migrates nothing, and is not ready until `venue-api migrate` has run (a deploy's own step).
    */
   readonly migrate: 'auto' | 'off';
+  /**
+   * After SIGTERM, how long the process goes on serving (with /ready answering 503) before it
+   * stops taking connections (ms): the time a load balancer needs to notice and send no more.
+   */
+  readonly shutdownDelayMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -191,6 +196,7 @@ export function loadConfig(env: Env = process.env): Config {
     pgKeepAliveMs: int(env, 'PG_KEEPALIVE_MS', 10_000, 1_000, 7_200_000),
     workers: int(env, 'WORKERS', 1, 1, 64),
     migrate: migrateMode(env.MIGRATE),
+    shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
   });
 }
 

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.ts';
+import { logSchema, type SchemaReport, superviseWorkers } from './cluster.ts';
 import { type Config, ConfigError, loadConfig, postgresBounds } from './config.ts';
 import { isPostgresUrl, openStorage, type Storage } from './db/index.ts';
 import { missingMigrationsMessage, prepareSchema } from './db/migrate.ts';
@@ -13,17 +14,6 @@ export interface ServeOverrides {
   port?: number;
   host?: string;
   workers?: number;
-}
-
-/** What a start found in the database's schema, for the log (docs/operations.md "Rolling out a new version"). */
-export interface SchemaReport {
-  missing: string[];
-  unknown: string[];
-}
-
-interface Log {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
 }
 
 /** The server's storage: short waits, since a request is better answered 503 than kept waiting. */
@@ -47,19 +37,6 @@ async function schemaStep(config: Config): Promise<SchemaReport> {
     return await prepareSchema(migrating, config.migrate);
   } finally {
     await migrating.close();
-  }
-}
-
-/** Says in the log what the schema means for this process: ahead of it is fine, behind is not ready. */
-export function logSchema(log: Log, schema: SchemaReport): void {
-  if (schema.unknown.length > 0) {
-    log.warn(
-      { unknown: schema.unknown },
-      'the database holds migrations this version does not know (a newer version ran them); serving on it, since migrations only add before they take away',
-    );
-  }
-  if (schema.missing.length > 0) {
-    log.warn({ missing: schema.missing }, `not ready: ${missingMigrationsMessage(schema.missing)} (MIGRATE=off)`);
   }
 }
 
@@ -101,7 +78,6 @@ export async function serve(overrides: ServeOverrides = {}): Promise<void> {
     } finally {
       await storage.close();
     }
-    const { superviseWorkers } = await import('./cluster.ts');
     await superviseWorkers(config, {
       schema,
       onListening: (port) =>
@@ -121,8 +97,9 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
   // Until the app's logger exists, a lost database connection is told on stderr.
   let connectionLost = (err: Error) => console.error(`database connection lost: ${err.message}`);
   const storage = await openServerStorage(config, (err) => connectionLost(err));
-  const demo = demoDone ?? (await demoStep(config, storage, schema ?? { missing: [], unknown: [] }));
-  const { app, keys } = await buildApp(config, { storage });
+  const demo = demoDone ?? (await demoStep(config, storage, schema ?? { applied: [], missing: [], unknown: [] }));
+  let draining = false;
+  const { app, keys } = await buildApp(config, { storage, draining: () => draining });
   connectionLost = (err) => app.log.warn({ err }, 'database connection lost; the pool connects anew');
   if (schema) logSchema(app.log, schema);
   keys.start();
@@ -149,6 +126,12 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
     // A terminal's Ctrl-C reaches a worker twice: from the terminal and from its supervisor.
     if (closing) return;
     closing = true;
+    if (config.shutdownDelayMs > 0) {
+      // Out of the balancer first (/ready says 503), serving meanwhile; then close.
+      draining = true;
+      app.log.info({ signal, delay_ms: config.shutdownDelayMs }, 'draining: not ready, still serving');
+      await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
+    }
     app.log.info({ signal }, 'closing: finishing in-flight requests');
     clearInterval(statistics);
     await Promise.all([activityCheck.stop(), retention.stop(), app.close()]);

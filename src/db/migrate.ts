@@ -92,14 +92,17 @@ export async function migrateDownTo(storage: Storage, name: string): Promise<Mig
 
 /**
  * What a process does with the schema before it works (MIGRATE): `auto` migrates, `off` only
- * looks. Returns what the database holds beyond this version, for the log.
+ * looks. Says what it ran, and what the database holds beyond this version or lacks, for the log.
  */
 export async function prepareSchema(
   storage: Storage,
   mode: 'auto' | 'off',
-): Promise<{ missing: string[]; unknown: string[] }> {
-  if (mode === 'auto') return { missing: [], unknown: (await migrateToLatest(storage)).unknown };
-  return schemaState(storage.db);
+): Promise<{ applied: string[]; missing: string[]; unknown: string[] }> {
+  if (mode === 'auto') {
+    const { applied, unknown } = await migrateToLatest(storage);
+    return { applied, missing: [], unknown };
+  }
+  return { applied: [], ...(await schemaState(storage.db)) };
 }
 
 /** The one sentence for a schema this version cannot run on yet (MIGRATE=off). */
