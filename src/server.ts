@@ -5,6 +5,7 @@ import { logSchema, type SchemaReport, superviseWorkers } from './cluster.ts';
 import { type Config, ConfigError, loadConfig, postgresBounds } from './config.ts';
 import { isPostgresUrl, openStorage, type Storage } from './db/index.ts';
 import { missingMigrationsMessage, prepareSchema } from './db/migrate.ts';
+import { migrations } from './db/migrations/index.ts';
 import { demoBanner, type DemoOutcome, listeningUrl, prepareDemo } from './demo.ts';
 import { HourlyActivityCheck } from './jobs/activity-schedule.ts';
 import { RetentionJobs } from './jobs/retention.ts';
@@ -34,7 +35,19 @@ function openServerStorage(config: Config, onConnectionError: (err: Error) => vo
 async function schemaStep(config: Config): Promise<SchemaReport> {
   const migrating = await openStorage(config.databaseUrl, { postgres: postgresBounds(config, 'bulk') });
   try {
-    return await prepareSchema(migrating, config.migrate);
+    let schema = await prepareSchema(migrating, config.migrate);
+    // MIGRATE=off on a database with no schema at all: nothing could serve, not even /ready,
+    // so the process waits for `venue-api migrate` before it listens.
+    if (schema.missing.length === Object.keys(migrations).length) {
+      console.error(
+        `not ready: ${missingMigrationsMessage(schema.missing)}; waiting for it before listening (MIGRATE=off)`,
+      );
+      while (schema.missing.length === Object.keys(migrations).length) {
+        await new Promise((r) => setTimeout(r, 1_000));
+        schema = await prepareSchema(migrating, 'off');
+      }
+    }
+    return schema;
   } finally {
     await migrating.close();
   }

@@ -7,15 +7,15 @@ import { sql } from 'kysely';
 const root = new URL('../../../dist/', import.meta.url);
 const { migrations } = await import(new URL('db/migrations/index.js', root).href);
 
-export const NEXT_MIGRATION = '008-next-version-nickname';
+export const NEXT_MIGRATION = '008-next-version-note';
 
 migrations[NEXT_MIGRATION] = {
   // Expand only: a nullable column that version N neither reads nor writes.
   async up(db) {
-    await sql`alter table customers add column nickname text`.execute(db);
+    await sql`alter table customers add column next_version_note text`.execute(db);
   },
   async down(db) {
-    await sql`alter table customers drop column nickname`.execute(db);
+    await sql`alter table customers drop column next_version_note`.execute(db);
   },
 };
 
