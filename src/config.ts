@@ -127,13 +127,8 @@ function trustProxy(raw: string | undefined): boolean | string | number {
 /** SMTP_URL must be a URL the mailer can use, or a bad value would surface at the first pause. */
 function smtpUrl(raw: string | undefined): string | null {
   if (raw === undefined || raw === '') return null;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// address, got "${raw}"`);
-  }
-  if (!['smtp:', 'smtps:'].includes(url.protocol) || url.hostname === '') {
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  if (url === null || !['smtp:', 'smtps:'].includes(url.protocol) || url.hostname === '') {
     throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// address with a host, got "${raw}"`);
   }
   return raw;
