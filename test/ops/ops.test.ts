@@ -23,7 +23,7 @@ describe.each(ENGINES)('operations endpoints on %s', (engine) => {
   it('GET /health answers without a key', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/health' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: 'ok', checks: { writes: 'ok', limits: 'local' } });
+    expect(res.json()).toEqual({ status: 'ok', pid: process.pid, checks: { writes: 'ok', limits: 'local' } });
     expect(res.headers['request-id']).toMatch(/^req_/);
   });
 
