@@ -12,12 +12,12 @@ import { afterAll, describe, expect, it } from 'vitest';
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** The environment of a shell: none of vitest's or npm's own variables. */
+/** The environment of a shell: none of vitest's or npm's own variables (NODE_ENV=production would make npm ci skip the build tools). */
 function shellEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith('npm_') && !k.startsWith('VITEST') && k !== 'BASE_URL'),
   );
-  return { ...env, NODE_ENV: 'production', ...extra };
+  return { ...env, ...extra };
 }
 
 describe('a slim install (npm ci, then npm prune --omit=dev)', { timeout: 900_000 }, () => {
