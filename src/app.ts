@@ -39,6 +39,8 @@ export interface AppDeps {
   clock?: Clock;
   keys?: KeyCache;
   logger?: boolean | object;
+  /** True once a SIGTERM arrived and the process serves out SHUTDOWN_DELAY_MS: /ready then says 503. */
+  draining?: () => boolean;
   /** A limit store the caller owns (and closes); without it one is opened from the config. */
   limitStore?: LimitStore;
 }
@@ -154,6 +156,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     metricsToken: config.metricsToken,
     limits: () => (limitStore.backend === 'memory' ? 'local' : limitStore.degraded ? 'local_fallback' : 'shared'),
     writes: () => deps.storage.writeHealth(),
+    draining: deps.draining,
   });
   await app.register(resourceRoutes, { db: deps.storage.db, json: deps.storage.engine.json });
   // The developer settings: its own scope, so its headers, cookies and forms stay off the API.

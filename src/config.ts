@@ -66,6 +66,21 @@ export interface Config {
   readonly pgLockTimeoutMs: number;
   /** PostgreSQL: TCP keep-alive, probing a connection idle this long (ms) so a vanished peer is noticed. */
   readonly pgKeepAliveMs: number;
+  /**
+   * Server processes on one port (`serve --workers N`): one supervises, N serve. PostgreSQL
+   * only when above 1: SQLite has one writer, and processes would queue on its lock.
+   */
+  readonly workers: number;
+  /**
+   * `auto`: a server brings the schema up to date at start (the embedded default). `off`: it
+   * migrates nothing, and is not ready until `venue-api migrate` has run (a deploy's own step).
+   */
+  readonly migrate: 'auto' | 'off';
+  /**
+   * After SIGTERM, how long the process goes on serving (with /ready answering 503) before it
+   * stops taking connections (ms): the time a load balancer needs to notice and send no more.
+   */
+  readonly shutdownDelayMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -109,6 +124,22 @@ function trustProxy(raw: string | undefined): boolean | string | number {
   return raw; // a comma-separated list of addresses or CIDR ranges
 }
 
+/** SMTP_URL must be a URL the mailer can use, or a bad value would surface at the first pause. */
+function smtpUrl(raw: string | undefined): string | null {
+  if (raw === undefined || raw === '') return null;
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  if (url === null || !['smtp:', 'smtps:'].includes(url.protocol) || url.hostname === '') {
+    throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// address with a host, got "${raw}"`);
+  }
+  return raw;
+}
+
+function migrateMode(raw: string | undefined): 'auto' | 'off' {
+  if (raw === undefined || raw === '' || raw === 'auto') return 'auto';
+  if (raw === 'off') return 'off';
+  throw new ConfigError(`MIGRATE must be auto or off, got "${raw}"`);
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -141,7 +172,7 @@ export function loadConfig(env: Env = process.env): Config {
     tlsKey,
     baseUrl,
     errorsUrl: env.ERRORS_URL || `${baseUrl}/docs/errors`,
-    smtpUrl: env.SMTP_URL || null,
+    smtpUrl: smtpUrl(env.SMTP_URL),
     metricsToken: env.METRICS_TOKEN || null,
     demo: flag(env, 'DEMO', true),
     mailFrom: env.MAIL_FROM || 'venue-api <no-reply@localhost>',
@@ -158,6 +189,9 @@ export function loadConfig(env: Env = process.env): Config {
     pgStatementTimeoutMs: int(env, 'PG_STATEMENT_TIMEOUT_MS', 5_000, 100, 3_600_000),
     pgLockTimeoutMs: int(env, 'PG_LOCK_TIMEOUT_MS', 2_000, 100, 3_600_000),
     pgKeepAliveMs: int(env, 'PG_KEEPALIVE_MS', 10_000, 1_000, 7_200_000),
+    workers: int(env, 'WORKERS', 1, 1, 64),
+    migrate: migrateMode(env.MIGRATE),
+    shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
   });
 }
 

@@ -1,39 +1,120 @@
+import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.ts';
-import { loadConfig, postgresBounds } from './config.ts';
-import { migrate, openStorage } from './db/index.ts';
-import { demoBanner, listeningUrl, prepareDemo } from './demo.ts';
+import { logSchema, type SchemaReport, superviseWorkers } from './cluster.ts';
+import { type Config, ConfigError, loadConfig, postgresBounds } from './config.ts';
+import { isPostgresUrl, openStorage, type Storage } from './db/index.ts';
+import { missingMigrationsMessage, prepareSchema } from './db/migrate.ts';
+import { migrations } from './db/migrations/index.ts';
+import { demoBanner, type DemoOutcome, listeningUrl, prepareDemo } from './demo.ts';
 import { HourlyActivityCheck } from './jobs/activity-schedule.ts';
 import { RetentionJobs } from './jobs/retention.ts';
 import { systemClock } from './lib/time.ts';
 
-/** Process entry: read config, open storage, listen, close gracefully on a signal. */
-export async function serve(overrides: { port?: number; host?: string } = {}): Promise<void> {
+export interface ServeOverrides {
+  port?: number;
+  host?: string;
+  workers?: number;
+}
+
+/** The server's storage: short waits, since a request is better answered 503 than kept waiting. */
+function openServerStorage(config: Config, onConnectionError: (err: Error) => void): Promise<Storage> {
+  return openStorage(config.databaseUrl, {
+    sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
+    sqliteCacheMiB: config.sqliteCacheMiB,
+    sqliteBackgroundCheckpoint: true,
+    postgres: { ...postgresBounds(config, 'requests'), onConnectionError },
+  });
+}
+
+/**
+ * The schema step of a start (MIGRATE): `auto` migrates, `off` only looks. A migration may
+ * build an index over every row, longer than a request may wait: it runs on a storage of its
+ * own without the statement and lock timeouts, as the CLI's do.
+ */
+async function schemaStep(config: Config): Promise<SchemaReport> {
+  const migrating = await openStorage(config.databaseUrl, { postgres: postgresBounds(config, 'bulk') });
+  try {
+    let schema = await prepareSchema(migrating, config.migrate);
+    // MIGRATE=off on a database with no schema at all: nothing could serve, not even /ready,
+    // so the process waits for `venue-api migrate` before it listens.
+    if (schema.missing.length === Object.keys(migrations).length) {
+      console.error(
+        `not ready: ${missingMigrationsMessage(schema.missing)}; waiting for it before listening (MIGRATE=off)`,
+      );
+      while (schema.missing.length === Object.keys(migrations).length) {
+        await new Promise((r) => setTimeout(r, 1_000));
+        schema = await prepareSchema(migrating, 'off');
+      }
+    }
+    return schema;
+  } finally {
+    await migrating.close();
+  }
+}
+
+/** The demo of a first start, only on a schema this version runs on (DEMO=off skips it). */
+async function demoStep(config: Config, storage: Storage, schema: SchemaReport): Promise<DemoOutcome> {
+  if (!config.demo || schema.missing.length > 0) return { kind: 'none' };
+  return prepareDemo(storage, systemClock);
+}
+
+/**
+ * Process entry. One process serves by default; `--workers N` (WORKERS) makes this one the
+ * supervisor of N serving processes on one port (src/cluster.ts). A worker runs this same entry
+ * again and only serves: its supervisor already ran the schema step and the demo.
+ */
+export async function serve(overrides: ServeOverrides = {}): Promise<void> {
   // Overrides go through loadConfig so what derives from them (baseUrl) agrees.
   const config = loadConfig({
     ...process.env,
     ...(overrides.port === undefined ? {} : { PORT: String(overrides.port) }),
     ...(overrides.host === undefined ? {} : { HOST: overrides.host }),
+    ...(overrides.workers === undefined ? {} : { WORKERS: String(overrides.workers) }),
   });
-  // A migration may build an index over every row, longer than a request may wait: it runs
-  // on a storage of its own without the statement and lock timeouts, as the CLI's do.
-  const migrating = await openStorage(config.databaseUrl, { postgres: postgresBounds(config, 'bulk') });
-  try {
-    await migrate(migrating);
-  } finally {
-    await migrating.close();
+  if (cluster.isWorker) {
+    await runServer(config, { kind: 'none' }, null);
+    return;
   }
+  if (config.workers > 1) {
+    if (!isPostgresUrl(config.databaseUrl)) {
+      throw new ConfigError(
+        `WORKERS=${config.workers} needs PostgreSQL: SQLite has one writer, so several processes would only queue ` +
+          'on its write lock; run one process, or move to PostgreSQL (docs/operations.md "Several processes")',
+      );
+    }
+    const schema = await schemaStep(config);
+    const storage = await openServerStorage(config, (err) => console.error(`database connection lost: ${err.message}`));
+    let demo: DemoOutcome;
+    try {
+      demo = await demoStep(config, storage, schema);
+    } finally {
+      await storage.close();
+    }
+    await superviseWorkers(config, {
+      schema,
+      onListening: (port) =>
+        process.stdout.write(`${demoBanner(demo, listeningUrl(config.baseUrl, config.host, port))}\n`),
+    });
+    return;
+  }
+  const schema = await schemaStep(config);
+  await runServer(config, null, schema);
+}
+
+/**
+ * Opens storage, builds the app, starts the jobs and listens; closes gracefully on SIGTERM or
+ * SIGINT. `demo` null: make the first start's demo here (one process); a worker gets none.
+ */
+async function runServer(config: Config, demoDone: DemoOutcome | null, schema: SchemaReport | null): Promise<void> {
   // Until the app's logger exists, a lost database connection is told on stderr.
   let connectionLost = (err: Error) => console.error(`database connection lost: ${err.message}`);
-  const storage = await openStorage(config.databaseUrl, {
-    sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
-    sqliteCacheMiB: config.sqliteCacheMiB,
-    sqliteBackgroundCheckpoint: true,
-    postgres: { ...postgresBounds(config, 'requests'), onConnectionError: (err) => connectionLost(err) },
-  });
-  const demo = config.demo ? await prepareDemo(storage, systemClock) : ({ kind: 'none' } as const);
-  const { app, keys } = await buildApp(config, { storage });
+  const storage = await openServerStorage(config, (err) => connectionLost(err));
+  const demo = demoDone ?? (await demoStep(config, storage, schema ?? { applied: [], missing: [], unknown: [] }));
+  let draining = false;
+  const { app, keys } = await buildApp(config, { storage, draining: () => draining });
   connectionLost = (err) => app.log.warn({ err }, 'database connection lost; the pool connects anew');
+  if (schema) logSchema(app.log, schema);
   keys.start();
   app.activity.start();
   // DECISIONS "Unusual activity": hourly; the job lock and hour claim make it once in total.
@@ -53,16 +134,27 @@ export async function serve(overrides: { port?: number; host?: string } = {}): P
     // DECISIONS "Limits": every limit holds across processes only through the shared store.
     app.log.warn('PostgreSQL without REDIS_URL: limits are counted per process; set REDIS_URL when running several');
   }
+  let closing = false;
   const shutdown = async (signal: string) => {
+    // A terminal's Ctrl-C reaches a worker twice: from the terminal and from its supervisor.
+    if (closing) return;
+    closing = true;
+    if (config.shutdownDelayMs > 0) {
+      // Out of the balancer first (/ready says 503), serving meanwhile; then close.
+      draining = true;
+      app.log.info({ signal, delay_ms: config.shutdownDelayMs }, 'draining: not ready, still serving');
+      await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
+    }
     app.log.info({ signal }, 'closing: finishing in-flight requests');
     clearInterval(statistics);
     await Promise.all([activityCheck.stop(), retention.stop(), app.close()]);
     await storage.close();
     process.exit(0);
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
   await app.listen({ port: config.port, host: config.host });
+  if (cluster.isWorker) return; // the supervisor prints the banner once, for every worker
   const bound = (app.server.address() as AddressInfo).port;
   process.stdout.write(`${demoBanner(demo, listeningUrl(config.baseUrl, config.host, bound))}\n`);
 }

@@ -8,6 +8,7 @@ import { exportCommand } from './export.ts';
 import { importCommand } from './import.ts';
 import { keysCommand } from './keys.ts';
 import { mcpCommand } from './mcp.ts';
+import { migrateCommand } from './migrate.ts';
 import { failureDocument, printResult, wantsJson } from './run.ts';
 import { seedCommand } from './seed.ts';
 import { serveCommand } from './serve.ts';
@@ -21,6 +22,7 @@ import { workspaceCommand } from './workspace.ts';
  */
 const COMMAND_GROUPS: Array<() => Command> = [
   serveCommand,
+  migrateCommand,
   workspaceCommand,
   staffCommand,
   keysCommand,

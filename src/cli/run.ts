@@ -1,13 +1,15 @@
 import { CommanderError, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, postgresBounds, type Config } from '../config.ts';
-import { migrate, openStorage, type Storage } from '../db/index.ts';
+import { openStorage, type Storage } from '../db/index.ts';
+import { MigrationRefused, missingMigrationsMessage, prepareSchema } from '../db/migrate.ts';
 import { unavailableReason } from '../db/unavailable.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import { systemClock, type Clock } from '../lib/time.ts';
 
 /**
  * What every CLI command shares: the storage named by DATABASE_URL, brought up to date
- * before the command runs (DECISIONS "Operator CLI"), and one way to print an answer.
+ * before the command runs (DECISIONS "Operator CLI"; with MIGRATE=off only checked), and one
+ * way to print an answer.
  */
 export interface CliContext {
   config: Config;
@@ -35,7 +37,9 @@ export async function withStorage<T>(fn: (ctx: CliContext) => Promise<T>): Promi
   });
   let value: T;
   try {
-    await migrate(storage);
+    // MIGRATE=off: a deploy migrates as a step of its own, and a command does not do it by the way.
+    const { missing } = await prepareSchema(storage, config.migrate);
+    if (missing.length > 0) throw new MigrationRefused(missingMigrationsMessage(missing));
     value = await fn({ config, storage, clock: systemClock });
   } catch (err) {
     await storage.close().catch(() => undefined);
@@ -68,9 +72,11 @@ export function failureDocument(err: unknown, message: string): { error: { code:
       ? err.code
       : err instanceof CommanderError || err instanceof ConfigError
         ? 'invalid_request'
-        : unavailableReason(err)
-          ? 'service_unavailable'
-          : 'internal_error';
+        : err instanceof MigrationRefused
+          ? 'conflict'
+          : unavailableReason(err)
+            ? 'service_unavailable'
+            : 'internal_error';
   return { error: { code, message } };
 }
 

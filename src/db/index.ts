@@ -1,9 +1,9 @@
-import { Kysely, Migrator, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import type { PostgresOptions } from './dialects/postgres.ts';
 import type { Engine } from './dialects/types.ts';
-import { migrationProvider, migrations } from './migrations/index.ts';
+import { migrateToLatest } from './migrate.ts';
 import type { Database, Db } from './schema.ts';
-import { DatabaseUnavailable, unavailableReason } from './unavailable.ts';
+import { DatabaseUnavailable } from './unavailable.ts';
 import { writePath, type WriteHealth, type Writer } from './write.ts';
 
 export interface Storage extends Writer {
@@ -44,35 +44,11 @@ export async function openStorage(databaseUrl: string, options: StorageOptions =
 }
 
 /**
- * Whether the database has run exactly the migrations this build knows, read without
- * writing: a start on a full disk (DECISIONS "Durability") must not need a write to learn
- * there is nothing to do, and Kysely's Migrator makes its lock table and row as it goes.
+ * Brings the schema up to date (src/db/migrate.ts); safe from several processes at once on
+ * PostgreSQL, and a no-op on a database one migration ahead of this version.
  */
-async function upToDate(db: Db): Promise<boolean> {
-  let applied: string[];
-  try {
-    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
-    applied = rows.map((r) => r.name);
-  } catch (err) {
-    if (unavailableReason(err)) throw err; // the database cannot answer: nothing to learn here
-    return false; // no migration table yet: a new database
-  }
-  const known = Object.keys(migrations);
-  return applied.length === known.length && known.every((name) => applied.includes(name));
-}
-
-/** Brings the schema up to date; safe to call from several processes at once on PostgreSQL. */
 export async function migrate(storage: Storage): Promise<void> {
-  if (await upToDate(storage.db)) return;
-  const run = async () => {
-    const { error, results } = await new Migrator({ db: storage.db, provider: migrationProvider }).migrateToLatest();
-    const failed = results?.find((r) => r.status === 'Error');
-    if (error || failed) {
-      throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
-    }
-  };
-  // Kysely's Migrator already takes a lock on PostgreSQL; SQLite has one writer.
-  await run();
+  await migrateToLatest(storage);
 }
 
 /**

@@ -16,6 +16,8 @@ export interface OpsOptions {
   limits?: (() => 'shared' | 'local' | 'local_fallback') | undefined;
   /** Whether writes are failing right now (a full disk, an outage), from the write path. */
   writes?: (() => { failing: boolean; reason: string | null; since: number | null }) | undefined;
+  /** True while the process serves out its shutdown delay, so a balancer takes it out first. */
+  draining?: (() => boolean) | undefined;
   /** How long the database may take to answer before it counts as down (ms). */
   readyTimeoutMs?: number;
   /** METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <token>`. */
@@ -61,6 +63,8 @@ export async function opsRoutes(app: FastifyInstance, options: OpsOptions) {
     const degraded = (writes?.failing ?? false) || limits === 'local_fallback';
     return {
       status: degraded ? 'degraded' : 'ok',
+      // Which process answered: with several workers on one port, each has its own.
+      pid: process.pid,
       checks: {
         writes: writes?.failing ? 'failing' : 'ok',
         ...(writes?.failing ? { writes_failing_since: new Date(writes.since ?? Date.now()).toISOString() } : {}),
@@ -81,10 +85,12 @@ export async function opsRoutes(app: FastifyInstance, options: OpsOptions) {
       return true;
     }, timeoutMs);
     const schema: CheckState = database === 'ok' && missing.length === 0 ? 'ok' : 'down';
-    const checks = { database, schema };
-    if (database === 'ok' && schema === 'ok') return { status: 'ready', checks };
-    const detail =
-      database === 'down'
+    const draining = options.draining?.() ?? false;
+    const checks = { database, schema, ...(draining ? { shutdown: 'draining' } : {}) };
+    if (database === 'ok' && schema === 'ok' && !draining) return { status: 'ready', checks };
+    const detail = draining
+      ? 'Not ready: this process is shutting down; it serves what it is sent until it closes.'
+      : database === 'down'
         ? 'Not ready: the database does not answer.'
         : `Not ready: the database lacks migrations this version needs (${missing.join(', ')}); run venue-api migrate.`;
     const problem = toProblem(new ApiError('service_unavailable', detail), options.errorsUrl, request.id);

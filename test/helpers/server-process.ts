@@ -10,6 +10,8 @@ export interface ProcessOptions {
    * SIGXFSZ, so the write fails with EFBIG). Only the soft limit: `prlimit --fsize` lifts it.
    */
   fullDisk?: boolean;
+  /** What node runs in place of the bundle's server (or the CLI's bin): a script and its arguments. */
+  entry?: string[];
 }
 
 /** Node running `script`, directly or under the file-size limit. */
@@ -36,7 +38,7 @@ export async function startServer(
   timeoutMs = 20_000,
   options: ProcessOptions = {},
 ): Promise<ServerProcess> {
-  const child = spawn(...command(['dist/bundle/server.js'], options), {
+  const child = spawn(...command(options.entry ?? ['dist/bundle/server.js'], options), {
     cwd: ROOT,
     // vitest puts Vite's BASE_URL=/ into process.env; a real shell has none.
     env: { ...process.env, BASE_URL: '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
@@ -80,7 +82,7 @@ export function runCliProcess(
   options: ProcessOptions = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(...command(['bin/venue-api.js', ...args], options), {
+    const child = spawn(...command([...(options.entry ?? ['bin/venue-api.js']), ...args], options), {
       cwd: ROOT,
       env: { ...process.env, BASE_URL: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -56,3 +56,13 @@ export async function freshStorage(engine: 'sqlite' | 'postgres'): Promise<TestS
     },
   };
 }
+
+/** A new PostgreSQL database with nothing in it, not even the schema: what a first deploy meets. */
+export async function emptyPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `venue_test_${randomBytes(6).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE ${name}`));
+  return {
+    url: `${PG_SERVER}/${name}`,
+    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}

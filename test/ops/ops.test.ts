@@ -23,7 +23,7 @@ describe.each(ENGINES)('operations endpoints on %s', (engine) => {
   it('GET /health answers without a key', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/health' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: 'ok', checks: { writes: 'ok', limits: 'local' } });
+    expect(res.json()).toEqual({ status: 'ok', pid: process.pid, checks: { writes: 'ok', limits: 'local' } });
     expect(res.headers['request-id']).toMatch(/^req_/);
   });
 
@@ -203,12 +203,17 @@ describe('GET /ready with a dependency away', () => {
       expect(ok.json()).toEqual({ status: 'ready', checks: { database: 'ok', schema: 'ok' } });
       expect((await up.app.inject({ method: 'GET', url: '/health' })).json()).toEqual({
         status: 'ok',
+        pid: process.pid,
         checks: { writes: 'ok', limits: 'shared' },
       });
       expect((await down.app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(200);
       const health = await down.app.inject({ method: 'GET', url: '/health' });
       expect(health.statusCode).toBe(200);
-      expect(health.json()).toEqual({ status: 'degraded', checks: { writes: 'ok', limits: 'local_fallback' } });
+      expect(health.json()).toEqual({
+        status: 'degraded',
+        pid: process.pid,
+        checks: { writes: 'ok', limits: 'local_fallback' },
+      });
       const metrics = (await down.app.inject({ method: 'GET', url: '/metrics' })).body;
       expect(sample(metrics, 'venue_api_limit_store_fallbacks_total')).toBeGreaterThanOrEqual(1);
       expect(sample(metrics, 'venue_api_limit_store_degraded')).toBe(1);

@@ -1,0 +1,78 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * The slim deployment of docs/operations.md "Build and deploy", as an operator does it: the
+ * repository's files in a new directory, `npm ci` (which builds), `npm prune --omit=dev`, then
+ * every kind of command through `npx venue-api`. Slow (a whole install), so one test.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The environment of a shell: none of vitest's or npm's own variables (NODE_ENV=production would make npm ci skip the build tools). */
+function shellEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('npm_') && !k.startsWith('VITEST') && k !== 'BASE_URL'),
+  );
+  return { ...env, ...extra };
+}
+
+describe('a slim install (npm ci, then npm prune --omit=dev)', { timeout: 900_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'venue-slim-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('runs the CLI from what is left: help, migrate, a workspace, and serve until SIGTERM', async () => {
+    // What a checkout holds: tracked files and new ones not ignored (never node_modules or dist).
+    const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    })
+      .split('\0')
+      .filter((f) => f !== '' && f !== 'node_modules' && !f.startsWith('node_modules/'));
+    for (const file of files) {
+      mkdirSync(join(dir, dirname(file)), { recursive: true });
+      cpSync(join(ROOT, file), join(dir, file));
+    }
+    const env = shellEnv({ DATABASE_URL: join(dir, 'data', 'slim.sqlite'), DEMO: 'off' });
+    const npm = (args: string[]) =>
+      execFileSync('npm', args, { cwd: dir, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    npm(['ci', '--prefer-offline', '--no-audit', '--no-fund']);
+    npm(['prune', '--omit=dev', '--no-audit', '--no-fund']);
+
+    // After the prune npx no longer resolves the package itself (npm 11: it looks for it in its
+    // own cache and fails), so the slim deployment runs the bin with node (operations.md).
+    const cli = (args: string[]) =>
+      execFileSync(process.execPath, ['bin/venue-api.js', ...args], { cwd: dir, env, encoding: 'utf8' });
+    expect(cli(['--help'])).toMatch(/Usage: venue-api/);
+    expect(JSON.parse(cli(['migrate', '--json']))).toMatchObject({ reverted: [], unknown: [] });
+    const ws = JSON.parse(cli(['workspace', 'create', '--name', 'Slim', '--json']));
+    expect(ws.id).toMatch(/^wsp_/);
+
+    const child = spawn(process.execPath, ['bin/venue-api.js', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+      cwd: dir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      const deadline = Date.now() + 60_000;
+      let url: string | undefined;
+      while (!url && Date.now() < deadline) {
+        url = /Venue API listening at (http:\/\/\S+)/.exec(out)?.[1];
+        if (!url) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(url, out).toBeDefined();
+      expect((await fetch(`${url}/ready`)).status).toBe(200);
+    } finally {
+      process.kill(-child.pid!, 'SIGTERM');
+    }
+    expect(await exited, out).toBe(0);
+  });
+});
