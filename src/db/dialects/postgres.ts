@@ -313,6 +313,10 @@ export function createPostgresEngine(url: string, options: PostgresOptions = {})
       const got = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(${lockKey(name)}) as ok`.execute(tx);
       return got.rows[0]?.ok === true;
     },
+    async pauseMembershipCounts(tx) {
+      await sql`select set_config('venue.membership_counts', 'off', true)`.execute(tx);
+      return true;
+    },
     // ANALYZE samples a bounded number of rows per table, so it stays cheap at any size; but
     // not always within a request's statement timeout, so it runs without one (or a read timeout).
     refreshStatistics: async () => {
