@@ -79,6 +79,12 @@ function classified(err: unknown): unknown {
 /** How many named statements a connection keeps, as SQLite's statement cache (dialects/sqlite.ts). */
 export const PREPARED_PER_CONNECTION = 500;
 
+/**
+ * Longer statements go unnamed: a bulk INSERT of thousands of rows (seed, import) is a
+ * one-off whose prepared form would hold the connection's memory for nothing.
+ */
+const PREPARED_MAX_CHARS = 32_768;
+
 /** The name a statement's text is prepared under: the same text, the same name, on every connection. */
 function statementName(text: string): string {
   return `v_${createHash('sha1').update(text).digest('base64url')}`;
@@ -169,7 +175,8 @@ function isStalePlan(err: unknown): boolean {
  * A checked-out client as Kysely sees it. Every statement with parameters (all the shapes
  * the API runs) goes as a named statement, so PostgreSQL parses and plans each shape once
  * per connection rather than on every request; a statement without parameters (transaction
- * control, a migration's DDL, which may hold several statements) goes as it is. Once its
+ * control, a migration's DDL, which may hold several statements) or past PREPARED_MAX_CHARS
+ * goes as it is. Once its
  * connection has failed, it sends nothing more (Kysely's ROLLBACK would wait out the read
  * timeout again) and its release tells the pool to discard it, so the next request connects
  * anew.
@@ -201,7 +208,8 @@ class GuardedClient implements PostgresPoolClient {
     mayRetry: boolean,
   ): Promise<PostgresQueryResult<R>> {
     if (this.lost) throw this.lost;
-    const name = parameters.length > 0 ? this.statements.name(text) : undefined;
+    const name =
+      parameters.length > 0 && text.length <= PREPARED_MAX_CHARS ? this.statements.name(text) : undefined;
     if (name === undefined) this.trackTransaction(text);
     try {
       const query = { name, text, values: [...parameters], query_timeout: this.readTimeoutMs };
