@@ -1,10 +1,12 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStorage, type Storage } from '../../src/db/index.ts';
 import { createKey } from '../../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
+import { makeTestApp } from '../helpers/app.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 
 /**
@@ -118,6 +120,36 @@ describe.runIf(ENGINES.includes('postgres'))('named statements (postgres)', () =
       expect((await read()).rows).toEqual([{ id: 1, a: 'x', b: 'y', c: 'z' }]);
     } finally {
       await storage.close();
+    }
+  });
+
+  it('a read is one statement: the key comes from the process’s cache', async () => {
+    const t = await makeTestApp('postgres');
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    try {
+      const created = await t.call(t.keys.live, {
+        method: 'POST',
+        url: '/customers',
+        headers: { 'idempotency-key': 'one-trip' },
+        payload: { first_name: 'Ada', email: 'ada@example.com' },
+      });
+      const id = created.json().id as string;
+      await t.call(t.keys.live, { method: 'GET', url: `/customers/${id}` });
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const q = args[0] as string | { text: string };
+        sent.push(typeof q === 'string' ? q : q.text);
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      for (const url of [`/customers/${id}`, '/customers?limit=100']) {
+        sent.length = 0;
+        expect((await t.call(t.keys.live, { method: 'GET', url })).statusCode).toBe(200);
+        expect(sent).toHaveLength(1);
+        expect(sent[0]).toMatch(/from "customers"/);
+      }
+    } finally {
+      pg.Client.prototype.query = query;
+      await t.close();
     }
   });
 });
