@@ -128,10 +128,6 @@ class StatementCache {
     this.evicted.add(name);
   }
 
-  get size(): number {
-    return this.names.size;
-  }
-
   /** Deallocates the evicted statements, on a connection with no transaction open. */
   async deallocate(client: pg.PoolClient): Promise<void> {
     if (this.evicted.size === 0) return;
@@ -142,23 +138,6 @@ class StatementCache {
       .parsedStatements;
     for (const n of names) delete parsed[n];
   }
-}
-
-const statementCaches = new WeakMap<pg.PoolClient, StatementCache>();
-
-/** pg's connections hold their named statements as long as they live: the cache lives as long. */
-function statementsOf(client: pg.PoolClient, max: number): StatementCache {
-  let cache = statementCaches.get(client);
-  if (!cache) {
-    cache = new StatementCache(max);
-    statementCaches.set(client, cache);
-  }
-  return cache;
-}
-
-/** The number of named statements a pool client's cache holds (tests). */
-export function preparedOn(client: pg.PoolClient): number {
-  return statementCaches.get(client)?.size ?? 0;
 }
 
 /**
@@ -176,7 +155,8 @@ function isStalePlan(err: unknown): boolean {
  * the API runs) goes as a named statement, so PostgreSQL parses and plans each shape once
  * per connection rather than on every request; a statement without parameters (transaction
  * control, a migration's DDL, which may hold several statements) or past PREPARED_MAX_CHARS
- * goes as it is. Once its
+ * goes as it is. One lives as long as its connection (and Kysely's own wrapper of it, which
+ * it keys by this object), as does the record of what the connection has prepared. Once its
  * connection has failed, it sends nothing more (Kysely's ROLLBACK would wait out the read
  * timeout again) and its release tells the pool to discard it, so the next request connects
  * anew.
@@ -190,6 +170,13 @@ class GuardedClient implements PostgresPoolClient {
     private readonly statements: StatementCache,
     private readonly readTimeoutMs: number | undefined,
   ) {}
+
+  /** Taken from the pool: a clean state, and the statements evicted since deallocated. */
+  async checkedOut(): Promise<void> {
+    this.lost = null;
+    this.inTransaction = false;
+    await this.statements.deallocate(this.client);
+  }
 
   query<R>(sqlText: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
   query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
@@ -244,6 +231,8 @@ class GuardedClient implements PostgresPoolClient {
 }
 
 class GuardedPool implements PostgresPool {
+  private readonly guarded = new WeakMap<pg.PoolClient, GuardedClient>();
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly readTimeoutMs: number | undefined,
@@ -257,15 +246,19 @@ class GuardedPool implements PostgresPool {
     } catch (err) {
       throw classified(err);
     }
-    const statements = statementsOf(client, this.preparedPerConnection);
+    let guarded = this.guarded.get(client);
+    if (!guarded) {
+      guarded = new GuardedClient(client, new StatementCache(this.preparedPerConnection), this.readTimeoutMs);
+      this.guarded.set(client, guarded);
+    }
     try {
-      await statements.deallocate(client);
+      await guarded.checkedOut();
     } catch (err) {
       const mapped = classified(err);
       client.release(mapped as Error);
       throw mapped;
     }
-    return new GuardedClient(client, statements, this.readTimeoutMs);
+    return guarded;
   }
 
   end(): Promise<void> {
