@@ -145,9 +145,7 @@ class StatementCache {
  * planned (a migration of another process altered its table); preparing it again mends it.
  */
 function isStalePlan(err: unknown): boolean {
-  return (
-    (err as { code?: unknown }).code === '0A000' && /cached plan must not change result type/.test(String(err))
-  );
+  return (err as { code?: unknown }).code === '0A000' && /cached plan must not change result type/.test(String(err));
 }
 
 /**
@@ -195,8 +193,7 @@ class GuardedClient implements PostgresPoolClient {
     mayRetry: boolean,
   ): Promise<PostgresQueryResult<R>> {
     if (this.lost) throw this.lost;
-    const name =
-      parameters.length > 0 && text.length <= PREPARED_MAX_CHARS ? this.statements.name(text) : undefined;
+    const name = parameters.length > 0 && text.length <= PREPARED_MAX_CHARS ? this.statements.name(text) : undefined;
     if (name === undefined) this.trackTransaction(text);
     try {
       const query = { name, text, values: [...parameters], query_timeout: this.readTimeoutMs };
