@@ -1,8 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
 import { isPostgresUrl, migrate, openStorage } from '../src/db/index.ts';
 import { sqlitePath } from '../src/db/dialects/sqlite.ts';
 import { createKey } from '../src/resources/keys/key.service.ts';
@@ -14,27 +17,40 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * `npm run bench`: the API's throughput, latency, memory and cold start, each beside a
  * ceiling measured in the same run on the same data (bench/ceilings/, each its own process):
  *
- * - get_one: GET /customers/{id} of random customers; ceiling raw_node_http (node:http
- *   answering the same bytes, constant);
- * - page_100: GET /customers?limit=100; ceiling bare_fastify_sqlite (one prepared statement
- *   paging the same rows by (created_at, id) desc, JSON.stringify);
+ * - get_one: GET /customers/{id} of random customers; ceilings raw_node_http (node:http
+ *   answering the same bytes, constant: the machine's limit) and the engine's bare route
+ *   running the same single statement for one customer (bare_fastify_sqlite_get or
+ *   bare_fastify_pg: what our own layers cost);
+ * - page_100: GET /customers?limit=100; ceiling bare_fastify_sqlite or bare_fastify_pg (one
+ *   prepared statement paging the same rows by (created_at, id) desc);
  * - sync: one client walks every customer, 100 a page, following next_cursor; rps is records
- *   a second; ceiling the same walk over bare_fastify_sqlite;
+ *   a second; ceiling the same walk over the same bare route;
  * - create: POST /customers, a fresh Idempotency-Key and email each; ceiling
- *   bare_fastify_insert (one row per request in its own transaction, WAL, synchronous=FULL);
- * - update: PATCH /customers/{id} with If-Match; ceiling bare_fastify_insert. Each customer of
+ *   bare_fastify_insert (one row per request in its own transaction, WAL, synchronous=FULL)
+ *   or bare_fastify_pg_insert (one row per request, its own transaction);
+ * - update: PATCH /customers/{id} with If-Match; ceiling the same insert route. Each customer of
  *   a pool is read first (its ETag) and is in flight on one connection at a time; the ETag of
  *   each 200 becomes the next If-Match for it, so no 412 is expected and every one counts.
+ *
+ * `--database postgres`: the API and its ceilings on one PostgreSQL database (a new one on
+ * BENCH_PG_SERVER, postgres://postgres@127.0.0.1:5432 by default, dropped at the end; or
+ * BENCH_DATABASE_URL), the pools PG_POOL_SIZE connections each; with Redis when REDIS_URL is
+ * set. A scenario's first ceiling is its `ceiling` and `ratio`; others are under `also`.
  *
  * The API is `npm start`'s process (`node dist/bundle/server.js`, built first); the load is
  * autocannon in this process, CONNECTIONS connections, after a warm-up. `--quick`: 100,000
  * customers (default 1,000,000); `--json`: only the JSON document on stdout (progress goes
  * to stderr). Settings: BENCH_CUSTOMERS, BENCH_SECONDS per measurement (10), BENCH_WARMUP
  * seconds (3), BENCH_CONNECTIONS (32), BENCH_UPDATE_POOL (2048), BENCH_DATABASE_URL (a fresh
- * SQLite file when unset; on PostgreSQL the ceilings still read a SQLite file seeded alike).
+ * SQLite file, or PostgreSQL database, when unset).
  * Exits non-zero when any answer was not 2xx.
  */
 const QUICK = process.argv.includes('--quick');
+const DATABASE = process.argv[process.argv.indexOf('--database') + 1] ?? 'sqlite';
+if (process.argv.includes('--database') && DATABASE !== 'sqlite' && DATABASE !== 'postgres') {
+  throw new Error(`--database sqlite|postgres, got ${DATABASE}`);
+}
+const PG_SERVER = process.env.BENCH_PG_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
 const JSON_OUT = process.argv.includes('--json');
 const CUSTOMERS = Number(process.env.BENCH_CUSTOMERS ?? (QUICK ? 100_000 : 1_000_000));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -58,6 +74,23 @@ interface ScenarioResult extends Load {
   name: string;
   ceiling: string;
   ceiling_rps: number;
+  also: { ceiling: string; ceiling_rps: number }[];
+}
+
+/** A new PostgreSQL database for the run, and how to drop it. */
+async function pgDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `venue_bench_${randomBytes(6).toString('hex')}`;
+  const admin = async (text: string) => {
+    const client = new pg.Client({ connectionString: `${PG_SERVER}/postgres` });
+    await client.connect();
+    try {
+      await client.query(text);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  return { url: `${PG_SERVER}/${name}`, drop: () => admin(`drop database if exists ${name} with (force)`) };
 }
 
 /** A warm-up of WARMUP seconds, then SECONDS measured; `errors` is every answer not 2xx. */
@@ -191,6 +224,7 @@ async function main() {
   const startedAll = performance.now();
   const dir = mkdtempSync(join(tmpdir(), 'venue-bench-'));
   const children: Child[] = [];
+  let dropDatabase: (() => Promise<void>) | undefined;
   try {
     // The API runs as `npm start` runs it: the bundle, built from this tree first.
     const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'pipe', encoding: 'utf8' });
@@ -198,23 +232,31 @@ async function main() {
       throw new Error(`npm run build failed:\n${build.stdout ?? ''}${build.stderr ?? ''}`);
     }
 
-    const databaseUrl = process.env.BENCH_DATABASE_URL ?? join(dir, 'bench.sqlite');
+    let databaseUrl = process.env.BENCH_DATABASE_URL;
+    if (!databaseUrl && DATABASE === 'postgres') {
+      const made = await pgDatabase();
+      databaseUrl = made.url;
+      dropDatabase = made.drop;
+    }
+    databaseUrl ??= join(dir, 'bench.sqlite');
     const engine = isPostgresUrl(databaseUrl) ? 'postgres' : 'sqlite';
+    // The API's pool size, unless PG_POOL_SIZE says otherwise; the ceiling's pool is as large.
+    const poolSize = loadConfig({ PG_POOL_SIZE: process.env.PG_POOL_SIZE }).pgPoolSize;
+    const redis = engine === 'postgres' && Boolean(process.env.REDIS_URL);
     log(`seeding ${CUSTOMERS} customers (${engine})…`);
     const prepared = await seed(databaseUrl);
-    const { secret, ids, counts, seedSeconds } = prepared;
-    // The ceilings read SQLite: the same file, or on PostgreSQL a SQLite file seeded alike.
-    let ceilingDb: Prepared & { path: string };
-    if (engine === 'sqlite') {
-      ceilingDb = { ...prepared, path: sqlitePath(databaseUrl) };
-    } else {
-      const path = join(dir, 'ceilings.sqlite');
-      log(`seeding ${CUSTOMERS} customers in ${path} for the ceilings…`);
-      ceilingDb = { ...(await seed(path)), path };
-    }
+    const { secret, ids, counts, seedSeconds, workspaceId } = prepared;
 
     // start_ms: the median of COLD_STARTS starts to the first 200 from /ready; the last one stays up.
-    const apiEnv = { DATABASE_URL: databaseUrl, DEMO: 'off', LOG_LEVEL: 'warn', BASE_URL: '' };
+    const apiEnv: Record<string, string> = {
+      DATABASE_URL: databaseUrl,
+      DEMO: 'off',
+      LOG_LEVEL: 'warn',
+      BASE_URL: '',
+      PG_POOL_SIZE: String(poolSize),
+    };
+    // SQLite serves alone; on PostgreSQL the limits go to Redis when the environment names one.
+    if (!redis) apiEnv.REDIS_URL = '';
     const starts: number[] = [];
     let api: Child | undefined;
     for (let i = 0; i < COLD_STARTS; i++) {
@@ -236,18 +278,47 @@ async function main() {
     const listening = /listening at (http:\/\/\S+)/;
     const raw = await startChild(['bench/ceilings/raw-node-http.mjs'], { BODY_FILE: bodyFile }, listening);
     children.push(raw);
-    const sqliteEnv = { DB_PATH: ceilingDb.path, WORKSPACE_ID: ceilingDb.workspaceId };
-    const bare = await startChild(['bench/ceilings/bare-fastify-sqlite.mjs'], sqliteEnv, listening);
-    children.push(bare);
-    const insertEnv = { DB_PATH: ceilingDb.path, WORKSPACE_ID: `${ceilingDb.workspaceId}_ceiling` };
-    const insert = await startChild(['bench/ceilings/bare-fastify-insert.mjs'], insertEnv, listening);
-    children.push(insert);
+    // The engine's bare routes: reads (bare), one customer (bareGet), inserts (insert).
+    let bare: Child;
+    let insert: Child;
+    const names =
+      engine === 'sqlite'
+        ? { read: 'bare_fastify_sqlite', get: 'bare_fastify_sqlite_get', insert: 'bare_fastify_insert' }
+        : { read: 'bare_fastify_pg', get: 'bare_fastify_pg', insert: 'bare_fastify_pg_insert' };
+    if (engine === 'sqlite') {
+      const path = sqlitePath(databaseUrl);
+      bare = await startChild(
+        ['bench/ceilings/bare-fastify-sqlite.mjs'],
+        { DB_PATH: path, WORKSPACE_ID: workspaceId },
+        listening,
+      );
+      children.push(bare);
+      const insertEnv = { DB_PATH: path, WORKSPACE_ID: `${workspaceId}_ceiling` };
+      insert = await startChild(['bench/ceilings/bare-fastify-insert.mjs'], insertEnv, listening);
+      children.push(insert);
+    } else {
+      const pgEnv = { DATABASE_URL: databaseUrl, WORKSPACE_ID: workspaceId, POOL_SIZE: String(poolSize) };
+      bare = await startChild(['bench/ceilings/bare-fastify-pg.mjs'], pgEnv, listening);
+      children.push(bare);
+      insert = bare;
+    }
+    // The bare route answers the same customer: say so when its bytes differ from the API's.
+    const bareOne = await (await fetch(`${bare.url}/customers/${ids[0]}`)).text();
+    const apiOne = JSON.stringify(JSON.parse(readFileSync(bodyFile, 'utf8')));
+    if (JSON.stringify(JSON.parse(bareOne)) !== apiOne) log(`  ${names.get}'s customer differs from the API's`);
 
     const scenarios: ScenarioResult[] = [];
-    const record = (name: string, ours: Load, ceiling: string, theirs: Load) => {
-      scenarios.push({ name, ...ours, ceiling, ceiling_rps: theirs.rps });
+    const record = (name: string, ours: Load, ceiling: string, theirs: Load, also: [string, Load][] = []) => {
+      scenarios.push({
+        name,
+        ...ours,
+        ceiling,
+        ceiling_rps: theirs.rps,
+        also: also.map(([c, l]) => ({ ceiling: c, ceiling_rps: l.rps })),
+      });
+      const others = also.map(([c, l]) => `; ${c} ${l.rps.toFixed(0)}/s`).join('');
       log(
-        `  ${name}: ${ours.rps.toFixed(0)}/s (p99 ${r1(ours.p99)} ms, errors ${ours.errors}); ${ceiling} ${theirs.rps.toFixed(0)}/s`,
+        `  ${name}: ${ours.rps.toFixed(0)}/s (p99 ${r1(ours.p99)} ms, errors ${ours.errors}); ${ceiling} ${theirs.rps.toFixed(0)}/s${others}`,
       );
     };
     const json = { ...headers, 'content-type': 'application/json' };
@@ -270,11 +341,23 @@ async function main() {
         },
       ],
     });
-    record('get_one', getOne, 'raw_node_http', await load({ url: raw.url }));
+    const rawLoad = await load({ url: raw.url });
+    const bareGet = await load({
+      url: bare.url,
+      requests: [
+        {
+          setupRequest: (req) => ({ ...req, path: `/customers/${ids[Math.floor(Math.random() * ids.length)]}` }),
+        },
+      ],
+    });
+    // On SQLite get_one's ceiling stays raw_node_http (the documents before it compare so);
+    // on PostgreSQL the bare route is the ceiling, the machine's limit beside it.
+    if (engine === 'sqlite') record('get_one', getOne, 'raw_node_http', rawLoad, [[names.get, bareGet]]);
+    else record('get_one', getOne, names.get, bareGet, [['raw_node_http', rawLoad]]);
 
     log('page_100…');
     const page = await load({ url: `${api!.url}/customers?limit=${PAGE}`, headers });
-    record('page_100', page, 'bare_fastify_sqlite', await load({ url: `${bare.url}/customers?limit=${PAGE}` }));
+    record('page_100', page, names.read, await load({ url: `${bare.url}/customers?limit=${PAGE}` }));
 
     log('sync…');
     const apiWalk = (c: string | undefined) =>
@@ -289,11 +372,11 @@ async function main() {
       log(`  sync walked ${sync.records} customers of ${ids.length}`);
       sync.errors++;
     }
-    record('sync', sync, 'bare_fastify_sqlite', bareSync);
+    record('sync', sync, names.read, bareSync);
 
     log('create…');
     const created = await load({ ...create, url: `${api!.url}/customers` });
-    record('create', created, 'bare_fastify_insert', await load({ ...create, url: `${insert.url}/customers` }));
+    record('create', created, names.insert, await load({ ...create, url: `${insert.url}/customers` }));
 
     log('update…');
     // A pool of customers with the version each one has now. A customer is taken from the
@@ -328,12 +411,13 @@ async function main() {
         },
       ],
     });
-    record('update', updated, 'bare_fastify_insert', await load({ ...create, url: `${insert.url}/customers` }));
+    record('update', updated, names.insert, await load({ ...create, url: `${insert.url}/customers` }));
 
     const apiPeak = api!.peakRssMiB();
     const barePeak = bare.peakRssMiB();
     const doc = {
       engine,
+      ...(engine === 'postgres' ? { pool_size: poolSize, redis } : {}),
       customers: counts.customers,
       connections: CONNECTIONS,
       scenarios: scenarios.map((s) => ({
@@ -345,8 +429,22 @@ async function main() {
         ceiling: s.ceiling,
         ceiling_rps: Math.round(s.ceiling_rps),
         ratio: r3(s.rps / s.ceiling_rps),
+        ...(s.also.length > 0
+          ? {
+              also: s.also.map((a) => ({
+                ceiling: a.ceiling,
+                ceiling_rps: Math.round(a.ceiling_rps),
+                ratio: r3(s.rps / a.ceiling_rps),
+              })),
+            }
+          : {}),
       })),
-      memory: { peak_rss_mib: r1(apiPeak), ceiling_rss_mib: r1(barePeak), ratio: r3(apiPeak / barePeak) },
+      memory: {
+        peak_rss_mib: r1(apiPeak),
+        ceiling: names.read,
+        ceiling_rss_mib: r1(barePeak),
+        ratio: r3(apiPeak / barePeak),
+      },
       start_ms: r1(startMs),
     };
 
@@ -357,7 +455,7 @@ async function main() {
           `${counts.orders} orders, seeded in ${seedSeconds.toFixed(1)} s; ${CONNECTIONS} connections, ` +
           `${WARMUP} s warm-up + ${SECONDS} s per measurement; ${totalSeconds.toFixed(0)} s so far\n`,
       );
-      const cols = [10, 10, 9, 9, 8, 21, 12, 7];
+      const cols = [10, 10, 9, 9, 8, 24, 12, 7];
       const row = (cells: string[]) => cells.map((c, i) => c.padEnd(cols[i] ?? 0)).join('');
       console.log(row(['scenario', 'per s', 'p50 ms', 'p99 ms', 'errors', 'ceiling', 'ceiling/s', 'ratio']));
       for (const s of doc.scenarios) {
@@ -373,9 +471,12 @@ async function main() {
             s.ratio.toFixed(3),
           ]),
         );
+        for (const a of s.also ?? []) {
+          console.log(row(['', '', '', '', '', a.ceiling, String(a.ceiling_rps), a.ratio.toFixed(3)]));
+        }
       }
       console.log(
-        `\nmemory: API peak RSS ${doc.memory.peak_rss_mib} MiB, bare_fastify_sqlite ${doc.memory.ceiling_rss_mib} MiB: ` +
+        `\nmemory: API peak RSS ${doc.memory.peak_rss_mib} MiB, ${doc.memory.ceiling} ${doc.memory.ceiling_rss_mib} MiB: ` +
           `${doc.memory.ratio.toFixed(2)}x`,
       );
       console.log(`start: ${doc.start_ms} ms to the first 200 from /ready (median of ${COLD_STARTS})`);
@@ -385,6 +486,7 @@ async function main() {
     if (scenarios.some((s) => s.errors > 0)) process.exitCode = 1;
   } finally {
     await Promise.all(children.map((c) => c.stop()));
+    await dropDatabase?.();
     rmSync(dir, { recursive: true, force: true });
     log(`bench took ${((performance.now() - startedAll) / 1000).toFixed(0)} s`);
   }

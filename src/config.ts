@@ -52,6 +52,8 @@ export interface Config {
    * can raise it, at that much more memory.
    */
   readonly sqliteCacheMiB: number;
+  /** PostgreSQL only: connections in the process's pool. */
+  readonly pgPoolSize: number;
   /**
    * PostgreSQL: how long connecting, or waiting for a free connection of the pool, may take
    * (ms) before the request is answered 503 with Retry-After.
@@ -185,6 +187,7 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteCacheMiB: int(env, 'SQLITE_CACHE_MIB', DEFAULT_CACHE_MIB, 1, 65_536),
     // The API's statements are index lookups and bounded pages, done in milliseconds; a request
     // that waits seconds on the database is better answered 503 and retried (DECISIONS "HTTP and errors").
+    pgPoolSize: int(env, 'PG_POOL_SIZE', 10, 1, 1000),
     pgConnectTimeoutMs: int(env, 'PG_CONNECT_TIMEOUT_MS', 2_000, 100, 600_000),
     pgStatementTimeoutMs: int(env, 'PG_STATEMENT_TIMEOUT_MS', 5_000, 100, 3_600_000),
     pgLockTimeoutMs: int(env, 'PG_LOCK_TIMEOUT_MS', 2_000, 100, 3_600_000),
@@ -201,7 +204,11 @@ export function loadConfig(env: Env = process.env): Config {
  * connect timeout and keep-alive but has no statement or lock timeout.
  */
 export function postgresBounds(config: Config, work: 'requests' | 'bulk'): PostgresOptions {
-  const always = { connectTimeoutMs: config.pgConnectTimeoutMs, keepAliveMs: config.pgKeepAliveMs };
+  const always = {
+    poolSize: config.pgPoolSize,
+    connectTimeoutMs: config.pgConnectTimeoutMs,
+    keepAliveMs: config.pgKeepAliveMs,
+  };
   if (work === 'bulk') return always;
   return { ...always, statementTimeoutMs: config.pgStatementTimeoutMs, lockTimeoutMs: config.pgLockTimeoutMs };
 }

@@ -1,7 +1,11 @@
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
+import { adultCutoff, customerRecordSql } from './customer-sql.mjs';
 
 /**
+ * Ceiling `bare_fastify_sqlite_get` for get_one: GET /customers/:id runs the API's single
+ * statement for one customer (its JSON built by SQLite, customer-sql.mjs) and sends the text.
+ *
  * Ceiling `bare_fastify_sqlite` for `npm run bench`'s page_100 and sync: a bare Fastify
  * route reading the same customers from the same SQLite file (DB_PATH, WORKSPACE_ID) with
  * one hand-written prepared statement per shape, newest first by (created_at, id) on the
@@ -19,8 +23,16 @@ const live = 'workspace_id = ? and livemode = 1 and deleted_at is null';
 const order = 'order by created_at desc, id desc limit ?';
 const first = db.prepare(`select * from customers where ${live} ${order}`);
 const after = db.prepare(`select * from customers where ${live} and (created_at, id) < (?, ?) ${order}`);
+const one = db.prepare(
+  `${customerRecordSql('sqlite', '?')} where c.workspace_id = ? and c.livemode = 1 and c.deleted_at is null and c.id = ?`,
+);
 
 const app = Fastify({ logger: false });
+app.get('/customers/:id', (req, reply) => {
+  const row = one.get(adultCutoff(), workspaceId, req.params.id);
+  if (!row) return reply.code(404).type('application/json; charset=utf-8').send('{"error":"not found"}');
+  reply.type('application/json; charset=utf-8').send(row.record);
+});
 app.get('/customers', (req, reply) => {
   const limit = Math.min(Math.max(Number(req.query.limit ?? 10) || 10, 1), 100);
   let rows;

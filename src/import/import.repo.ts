@@ -154,7 +154,20 @@ export async function writeCustomers(tx: Tx, engine: Engine, workspaceId: string
     version: sql<number>`${sql.ref('customers.version')} + 1`,
     updated_at: laterUpdatedAt(engine, 'customers'),
   };
-  const written = await upsert(tx, engine, 'customers', workspaceId, rows, set, ['id', 'version']);
+  // On PostgreSQL the counts go with the row (the memberships written below are exactly the
+  // record's) and the triggers stand aside: counting after the fact updated every row again.
+  const counted = await engine.pauseMembershipCounts(tx);
+  const written = counted
+    ? await upsert(
+        tx,
+        engine,
+        'customers',
+        workspaceId,
+        records.map((c, i) => ({ ...rows[i]!, tag_count: c.tags.length, list_count: c.lists.length })),
+        { ...set, ...fromExcluded(['tag_count', 'list_count']) },
+        ['id', 'version'],
+      )
+    : await upsert(tx, engine, 'customers', workspaceId, rows, set, ['id', 'version']);
   const versions = new Map(written.map((r) => [r.id as string, Number(r.version)]));
   const mine = records.filter((c) => versions.has(c.id));
   if (mine.length === 0) return;

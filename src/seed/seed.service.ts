@@ -146,12 +146,23 @@ export async function seedWorkspace(storage: Storage, options: SeedOptions): Pro
 }
 
 async function writeChunk(tx: Tx, engine: Engine, workspaceId: string, rows: ChunkRecords): Promise<void> {
-  await insertMany(tx, engine, 'customers', rows.customers);
+  // On PostgreSQL the counts go with the row and the triggers stand aside (migration 010):
+  // counting after the fact updated every customer a second time.
+  const counted = await engine.pauseMembershipCounts(tx);
+  await insertMany(tx, engine, 'customers', counted ? withMembershipCounts(rows) : rows.customers);
   await insertMany(tx, engine, 'customer_tags', rows.customer_tags);
   await insertMany(tx, engine, 'customer_lists', rows.customer_lists);
   for (const table of ['bookings', 'orders', 'tickets', 'gift_cards'] as const) {
     await insertDocs(tx, engine, table, workspaceId, rows[table]);
   }
+}
+
+function withMembershipCounts(rows: ChunkRecords): ChunkRecords['customers'] {
+  const tags = new Map<string, number>();
+  const lists = new Map<string, number>();
+  for (const t of rows.customer_tags) tags.set(t.customer_id, (tags.get(t.customer_id) ?? 0) + 1);
+  for (const l of rows.customer_lists) lists.set(l.customer_id, (lists.get(l.customer_id) ?? 0) + 1);
+  return rows.customers.map((c) => ({ ...c, tag_count: tags.get(c.id) ?? 0, list_count: lists.get(c.id) ?? 0 }));
 }
 
 function tally(counts: SeedCounts, rows: ChunkRecords): void {

@@ -77,7 +77,10 @@ describe.skipIf(!ENGINES.includes('postgres'))('PostgreSQL past its timeouts', (
     expect(() => loadConfig({ PG_STATEMENT_TIMEOUT_MS: '0' })).toThrow(/PG_STATEMENT_TIMEOUT_MS/);
     expect(() => loadConfig({ PG_CONNECT_TIMEOUT_MS: 'soon' })).toThrow(/PG_CONNECT_TIMEOUT_MS/);
     // The CLI's bulk work keeps the connect timeout but has no statement or lock timeout.
-    expect(postgresBounds(defaults, 'bulk')).toEqual({ connectTimeoutMs: 2_000, keepAliveMs: 10_000 });
+    expect(postgresBounds(defaults, 'bulk')).toEqual({ poolSize: 10, connectTimeoutMs: 2_000, keepAliveMs: 10_000 });
+    // The pool's size goes to both, and is bounded too.
+    expect(postgresBounds(loadConfig({ PG_POOL_SIZE: '4' }), 'requests')).toMatchObject({ poolSize: 4 });
+    expect(() => loadConfig({ PG_POOL_SIZE: '0' })).toThrow(/PG_POOL_SIZE/);
   });
 
   describe('a table locked past the lock timeout', () => {

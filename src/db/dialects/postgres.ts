@@ -46,6 +46,8 @@ export interface PostgresOptions {
   lockTimeoutMs?: number;
   /** TCP keep-alive: a connection idle this long (ms) is probed, so a peer that vanished is noticed; unset: the system's wait. */
   keepAliveMs?: number;
+  /** Named statements each connection keeps (least recently used go first); PREPARED_PER_CONNECTION when unset. */
+  preparedPerConnection?: number;
   /** Told of each connection the server or the network dropped; the pool discards it either way. */
   onConnectionError?: (err: Error) => void;
 }
@@ -74,18 +76,105 @@ function classified(err: unknown): unknown {
   return reason ? new DatabaseUnavailable(reason, err.message, { cause: err }) : err;
 }
 
+/** How many named statements a connection keeps, as SQLite's statement cache (dialects/sqlite.ts). */
+export const PREPARED_PER_CONNECTION = 500;
+
 /**
- * A checked-out client as Kysely sees it. Once its connection has failed, it sends nothing
- * more (Kysely's ROLLBACK would wait out the read timeout again) and its release tells the
- * pool to discard it, so the next request connects anew.
+ * Longer statements go unnamed: a bulk INSERT of thousands of rows (seed, import) is a
+ * one-off whose prepared form would hold the connection's memory for nothing.
+ */
+const PREPARED_MAX_CHARS = 32_768;
+
+/** The name a statement's text is prepared under: the same text, the same name, on every connection. */
+function statementName(text: string): string {
+  return `v_${createHash('sha1').update(text).digest('base64url')}`;
+}
+
+/**
+ * The named statements one connection holds, most recently used last. The names evicted
+ * past PREPARED_PER_CONNECTION are deallocated the next time the connection is checked out,
+ * when no transaction is open (an aborted one would refuse DEALLOCATE and leave pg's record
+ * of parsed statements wrong); until then pg still knows them, so a text used again in the
+ * meantime simply keeps its statement.
+ */
+class StatementCache {
+  private readonly names = new Map<string, string>();
+  private readonly evicted = new Set<string>();
+
+  constructor(private readonly max: number) {}
+
+  name(text: string): string {
+    let name = this.names.get(text);
+    if (name !== undefined) {
+      this.names.delete(text);
+    } else {
+      name = statementName(text);
+      this.evicted.delete(name);
+      if (this.names.size >= this.max) {
+        const [oldText, oldName] = this.names.entries().next().value!;
+        this.names.delete(oldText);
+        this.evicted.add(oldName);
+      }
+    }
+    this.names.set(text, name);
+    return name;
+  }
+
+  /** Forgets a statement the server can no longer run (its table changed shape). */
+  forget(text: string): void {
+    const name = this.names.get(text);
+    if (name === undefined) return;
+    this.names.delete(text);
+    this.evicted.add(name);
+  }
+
+  /** Deallocates the evicted statements, on a connection with no transaction open. */
+  async deallocate(client: pg.PoolClient): Promise<void> {
+    if (this.evicted.size === 0) return;
+    const names = [...this.evicted];
+    this.evicted.clear();
+    await client.query(names.map((n) => `deallocate "${n}"`).join(';'));
+    const parsed = (client as unknown as { connection: { parsedStatements: Record<string, string> } }).connection
+      .parsedStatements;
+    for (const n of names) delete parsed[n];
+  }
+}
+
+/**
+ * PostgreSQL refuses to run a prepared statement whose result columns changed since it was
+ * planned (a migration of another process altered its table); preparing it again mends it.
+ */
+function isStalePlan(err: unknown): boolean {
+  return (err as { code?: unknown }).code === '0A000' && /cached plan must not change result type/.test(String(err));
+}
+
+/**
+ * A checked-out client as Kysely sees it. Every statement with parameters (all the shapes
+ * the API runs) goes as a named statement, so PostgreSQL parses and plans each shape once
+ * per connection rather than on every request; a statement without parameters (transaction
+ * control, a migration's DDL, which may hold several statements) or past PREPARED_MAX_CHARS
+ * goes as it is. One lives as long as its connection (and Kysely's own wrapper of it, which
+ * it keys by this object), as does the record of what the connection has prepared. Once its
+ * connection has failed, it sends nothing more (Kysely's ROLLBACK would wait out the read
+ * timeout again) and its release tells the pool to discard it, so the next request connects
+ * anew.
  */
 class GuardedClient implements PostgresPoolClient {
   private lost: unknown = null;
+  private inTransaction = false;
 
   constructor(
     private readonly client: pg.PoolClient,
+    private readonly statements: StatementCache,
     private readonly readTimeoutMs: number | undefined,
   ) {}
+
+  /** Taken from the pool: a clean state, and the statements evicted since deallocated. */
+  async checkedOut(): Promise<void> {
+    this.lost = null;
+    this.inTransaction = false;
+    await this.statements.deallocate(this.client);
+  }
 
   query<R>(sqlText: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
   query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
@@ -95,16 +184,42 @@ class GuardedClient implements PostgresPoolClient {
   ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
     // The dialect configures no cursor, so Kysely never streams: only statements come here.
     if (typeof sqlText !== 'string') throw new Error('streaming queries are not configured');
-    if (this.lost) return Promise.reject(this.lost);
-    const query = { text: sqlText, values: [...parameters], query_timeout: this.readTimeoutMs };
-    return this.client.query(query).then(
-      (result) => result as unknown as PostgresQueryResult<R>,
-      (err: unknown) => {
-        const mapped = classified(err);
-        if (unavailableReason(mapped) === 'down') this.lost = mapped;
-        throw mapped;
-      },
-    );
+    return this.send<R>(sqlText, parameters, true);
+  }
+
+  private async send<R>(
+    text: string,
+    parameters: ReadonlyArray<unknown>,
+    mayRetry: boolean,
+  ): Promise<PostgresQueryResult<R>> {
+    if (this.lost) throw this.lost;
+    const name = parameters.length > 0 && text.length <= PREPARED_MAX_CHARS ? this.statements.name(text) : undefined;
+    if (name === undefined) this.trackTransaction(text);
+    try {
+      const query = { name, text, values: [...parameters], query_timeout: this.readTimeoutMs };
+      return (await this.client.query(query)) as unknown as PostgresQueryResult<R>;
+    } catch (err) {
+      if (name !== undefined && isStalePlan(err)) {
+        this.statements.forget(text);
+        // Outside a transaction nothing was done and the statement can go again; inside
+        // one the transaction is aborted, and the caller may retry it (a 503).
+        if (mayRetry && !this.inTransaction) {
+          await this.statements.deallocate(this.client);
+          return this.send<R>(text, parameters, false);
+        }
+        throw new DatabaseUnavailable('busy', (err as Error).message, { cause: err });
+      }
+      const mapped = classified(err);
+      if (unavailableReason(mapped) === 'down') this.lost = mapped;
+      throw mapped;
+    }
+  }
+
+  /** Kysely opens and ends its transactions with statements of their own, without parameters. */
+  private trackTransaction(text: string): void {
+    const head = text.trimStart().slice(0, 8).toLowerCase();
+    if (head.startsWith('begin') || head.startsWith('start')) this.inTransaction = true;
+    else if (head.startsWith('commit') || head.startsWith('rollback')) this.inTransaction = false;
   }
 
   release(): void {
@@ -113,17 +228,34 @@ class GuardedClient implements PostgresPoolClient {
 }
 
 class GuardedPool implements PostgresPool {
+  private readonly guarded = new WeakMap<pg.PoolClient, GuardedClient>();
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly readTimeoutMs: number | undefined,
+    private readonly preparedPerConnection: number,
   ) {}
 
   async connect(): Promise<PostgresPoolClient> {
+    let client: pg.PoolClient;
     try {
-      return new GuardedClient(await this.pool.connect(), this.readTimeoutMs);
+      client = await this.pool.connect();
     } catch (err) {
       throw classified(err);
     }
+    let guarded = this.guarded.get(client);
+    if (!guarded) {
+      guarded = new GuardedClient(client, new StatementCache(this.preparedPerConnection), this.readTimeoutMs);
+      this.guarded.set(client, guarded);
+    }
+    try {
+      await guarded.checkedOut();
+    } catch (err) {
+      const mapped = classified(err);
+      client.release(mapped as Error);
+      throw mapped;
+    }
+    return guarded;
   }
 
   end(): Promise<void> {
@@ -151,7 +283,13 @@ export function createPostgresEngine(url: string, options: PostgresOptions = {})
   pool.on('error', () => undefined);
   return {
     name: 'postgres',
-    dialect: new PostgresDialect({ pool: new GuardedPool(pool, statementMs && statementMs + READ_TIMEOUT_SLACK_MS) }),
+    dialect: new PostgresDialect({
+      pool: new GuardedPool(
+        pool,
+        statementMs && statementMs + READ_TIMEOUT_SLACK_MS,
+        options.preparedPerConnection ?? PREPARED_PER_CONNECTION,
+      ),
+    }),
     // Every COMMIT is durable when it returns (PostgreSQL groups the fsyncs of concurrent commits itself).
     durable: () => Promise.resolve(),
     // A session advisory lock on one pinned connection: several processes, one runner.
@@ -172,6 +310,10 @@ export function createPostgresEngine(url: string, options: PostgresOptions = {})
     async tryTransactionLock(tx, name) {
       const got = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(${lockKey(name)}) as ok`.execute(tx);
       return got.rows[0]?.ok === true;
+    },
+    async pauseMembershipCounts(tx) {
+      await sql`select set_config('venue.membership_counts', 'off', true)`.execute(tx);
+      return true;
     },
     // ANALYZE samples a bounded number of rows per table, so it stays cheap at any size; but
     // not always within a request's statement timeout, so it runs without one (or a read timeout).

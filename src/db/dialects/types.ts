@@ -26,6 +26,13 @@ export interface Engine {
    */
   tryTransactionLock(tx: Kysely<Database>, name: string): Promise<boolean>;
   /**
+   * Inside a transaction of a bulk writer (seed, import): stops the membership-count
+   * triggers for the rest of it, so the writer sets customers' tag_count and list_count
+   * itself, set-wise (migration 010); answers false where they keep counting (SQLite, whose
+   * per-row triggers cost little), and the writer must then leave the counts to them.
+   */
+  pauseMembershipCounts(tx: Kysely<Database>): Promise<boolean>;
+  /**
    * Bring the planner's statistics up to date after bulk loads and from time to time.
    * Without them SQLite picks the wrong index on large tables (a whole-range sort instead
    * of a filter index); PostgreSQL's autovacuum keeps its own, so there it does nothing.

@@ -6,6 +6,7 @@ import * as activity from './004-activity.ts';
 import * as consoleTables from './005-console.ts';
 import * as membershipReads from './006-membership-reads.ts';
 import * as membershipCounts from './007-membership-counts.ts';
+import * as membershipCountSwitch from './010-membership-count-switch.ts';
 
 /** Migrations are listed here (not read from disk) so they run the same under tsx and tests. */
 export const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ export const migrations: Record<string, Migration> = {
   '005-console': consoleTables,
   '006-membership-reads': membershipReads,
   '007-membership-counts': membershipCounts,
+  '010-membership-count-switch': membershipCountSwitch,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,155 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { openStorage, type Storage } from '../../src/db/index.ts';
+import { createKey } from '../../src/resources/keys/key.service.ts';
+import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
+import { makeTestApp } from '../helpers/app.ts';
+import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
+
+/**
+ * dialects/postgres.ts: every statement with parameters goes to PostgreSQL as a named
+ * statement, prepared once per connection, the names kept in a bounded cache per connection.
+ * A pool of one connection makes pg_prepared_statements (which shows the session's own
+ * statements) show what the server's requests left on it.
+ */
+describe.runIf(ENGINES.includes('postgres'))('named statements (postgres)', () => {
+  let fresh: TestStorage;
+  beforeAll(async () => {
+    fresh = await freshStorage('postgres');
+  });
+  afterAll(() => fresh.drop());
+
+  const prepared = async (storage: Storage) =>
+    (
+      await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(
+        storage.db,
+      )
+    ).rows;
+
+  it('prepares the customer read once on its connection and runs it again by name', async () => {
+    const storage = await openStorage(fresh.url, { postgres: { poolSize: 1 } });
+    const config = loadConfig({ BASE_URL: 'http://api.test', DATABASE_URL: fresh.url });
+    const { app } = await buildApp(config, { storage, logger: false });
+    try {
+      await app.ready();
+      const ws = await createWorkspace(storage, Date.now, { name: 'Named' });
+      const { secret } = await createKey(storage, Date.now, {
+        workspaceId: ws.id,
+        name: 'k',
+        mode: 'live',
+        access: 'read_write',
+      });
+      const headers = { authorization: `Bearer ${secret}`, 'service-version': '2026-10-08' };
+      const created = await app.inject({
+        method: 'POST',
+        url: '/customers',
+        headers: { ...headers, 'idempotency-key': 'named-1' },
+        payload: { first_name: 'Ada', email: 'ada@example.com' },
+      });
+      expect(created.statusCode).toBe(201);
+      const id = created.json().id as string;
+
+      const before = await prepared(storage);
+      for (let i = 0; i < 2; i++) {
+        const res = await app.inject({ method: 'GET', url: `/customers/${id}`, headers });
+        expect(res.statusCode).toBe(200);
+      }
+      const after = await prepared(storage);
+      const reads = after.filter(
+        (s) => /from "customers" where/.test(s.statement) && /"customers"\."id" = \$\d+$/.test(s.statement),
+      );
+      expect(reads).toHaveLength(1);
+      expect(reads[0]!.name).toMatch(/^v_/);
+      // Two more reads of another customer prepare nothing new: the same shape runs by name.
+      await app.inject({ method: 'GET', url: '/customers/cus_doesnotexist000000000', headers });
+      await app.inject({ method: 'GET', url: `/customers/${id}`, headers });
+      expect((await prepared(storage)).map((s) => s.name).sort()).toEqual(after.map((s) => s.name).sort());
+      expect(after.length).toBeGreaterThan(before.length);
+    } finally {
+      await app.close();
+      await storage.close();
+    }
+  });
+
+  it('keeps at most the bound of statements per connection, and runs an evicted one again', async () => {
+    const storage = await openStorage(fresh.url, { postgres: { poolSize: 1, preparedPerConnection: 3 } });
+    try {
+      const shapes = [1, 2, 3, 4, 5].map(
+        (n) => (value: number) => sql<{ v: number }>`select ${value}::int + ${sql.raw(String(n))} as v`,
+      );
+      for (const [i, shape] of shapes.entries()) {
+        expect((await shape(10).execute(storage.db)).rows).toEqual([{ v: 10 + i + 1 }]);
+      }
+      const held = await prepared(storage);
+      expect(held).toHaveLength(3);
+      expect(held.map((s) => s.statement).sort()).toEqual([
+        'select $1::int + 3 as v',
+        'select $1::int + 4 as v',
+        'select $1::int + 5 as v',
+      ]);
+      // The first was deallocated; run again, it is prepared anew, and the bound holds.
+      expect((await shapes[0]!(1).execute(storage.db)).rows).toEqual([{ v: 2 }]);
+      const again = await prepared(storage);
+      expect(again).toHaveLength(3);
+      expect(again.map((s) => s.statement)).toContain('select $1::int + 1 as v');
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('prepares again a statement whose table changed shape under it', async () => {
+    const storage = await openStorage(fresh.url, { postgres: { poolSize: 1 } });
+    try {
+      await sql`create table shape_change (id int primary key, a text)`.execute(storage.db);
+      await sql`insert into shape_change values (1, 'x')`.execute(storage.db);
+      const read = () => sql<Record<string, unknown>>`select * from shape_change where id = ${1}`.execute(storage.db);
+      expect((await read()).rows).toEqual([{ id: 1, a: 'x' }]);
+      await sql`alter table shape_change add column b text default 'y'`.execute(storage.db);
+      expect((await read()).rows).toEqual([{ id: 1, a: 'x', b: 'y' }]);
+      // Inside a transaction the statement cannot go again: the answer is a retryable 503's error.
+      await sql`alter table shape_change add column c text default 'z'`.execute(storage.db);
+      await expect(
+        storage.db.transaction().execute((tx) => sql`select * from shape_change where id = ${1}`.execute(tx)),
+      ).rejects.toMatchObject({
+        name: 'DatabaseUnavailable',
+        reason: 'busy',
+      });
+      expect((await read()).rows).toEqual([{ id: 1, a: 'x', b: 'y', c: 'z' }]);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('a read is one statement: the key comes from the process’s cache', async () => {
+    const t = await makeTestApp('postgres');
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    try {
+      const created = await t.call(t.keys.live, {
+        method: 'POST',
+        url: '/customers',
+        headers: { 'idempotency-key': 'one-trip' },
+        payload: { first_name: 'Ada', email: 'ada@example.com' },
+      });
+      const id = created.json().id as string;
+      await t.call(t.keys.live, { method: 'GET', url: `/customers/${id}` });
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const q = args[0] as string | { text: string };
+        sent.push(typeof q === 'string' ? q : q.text);
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      for (const url of [`/customers/${id}`, '/customers?limit=100']) {
+        sent.length = 0;
+        expect((await t.call(t.keys.live, { method: 'GET', url })).statusCode).toBe(200);
+        expect(sent).toHaveLength(1);
+        expect(sent[0]).toMatch(/from "customers"/);
+      }
+    } finally {
+      pg.Client.prototype.query = query;
+      await t.close();
+    }
+  });
+});
