@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.ts';
 import { keyHistory } from '../../resources/changes/key-history.service.ts';
 import { undoKeyChangesInDetail } from '../../resources/changes/undo.service.ts';
+import { keyUsage } from '../../resources/keys/key-usage.service.ts';
 import { changeWorkspaceKeyStatus, getWorkspaceKey } from '../../resources/keys/key.service.ts';
 import type { ConsoleOptions } from '../console.plugin.ts';
 import { formText, managesKeys, pageContext, pageNumber, render } from '../render.ts';
@@ -19,8 +20,9 @@ export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }
   app.get<KeyParams>('/keys/:id', { preHandler: managesKeys }, async (request, reply) => {
     const key = await getWorkspaceKey(db, request.staff!.workspaceId, request.params.id);
     const now = clock();
-    const [usage, history] = await Promise.all([
+    const [usage, activity, history] = await Promise.all([
       usageOf(limits, key, now),
+      keyUsage(db, key, now),
       keyHistory(db, key.id, pageNumber(request)),
     ]);
     const done = (request.query as Record<string, unknown>).done;
@@ -30,6 +32,7 @@ export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }
       keyPage(pageContext(request, reply), {
         key,
         usage,
+        activity,
         history,
         now,
         ...(typeof done === 'string' ? { done } : {}),

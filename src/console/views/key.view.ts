@@ -1,10 +1,12 @@
 import type { Change, FieldMap } from '../../resources/changes/change-log.repo.ts';
 import type { KeyHistoryPage } from '../../resources/changes/key-history.service.ts';
+import type { KeyUsage } from '../../resources/keys/key-usage.service.ts';
 import type { KeyRecord } from '../../resources/keys/key.repo.ts';
 import { keyState } from '../../resources/keys/key.service.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page, when, type PageContext } from './layout.ts';
 import { ACCESS_LABEL, MODE_LABEL, statusText } from './keys.view.ts';
+import { usageSection } from './usage.view.ts';
 
 export interface UsageRow {
   name: string;
@@ -54,6 +56,7 @@ export function keyPage(
   view: {
     key: KeyRecord;
     usage: UsageRow[];
+    activity: KeyUsage;
     history: KeyHistoryPage;
     now: number;
     done?: string;
@@ -91,6 +94,7 @@ export function keyPage(
       ${key.status === 'paused' && action('resume', 'Resume')}
       ${key.status !== 'revoked' && action('revoke', 'Revoke', true)}
     </div>
+    ${usageSection(view.activity)}
     <h2>Limits and today's use</h2>
     <table>
       <thead><tr><th scope="col">Limit</th><th scope="col">Allowed</th><th scope="col">Used today (UTC)</th></tr></thead>
