@@ -80,13 +80,9 @@ describe('the Webhooks guide', () => {
   it('signs in its shell recipe as the standardwebhooks package and verifyWebhook verify', async () => {
     const [, recipe, send] = shellBlocks(guide);
     expect(send).toMatch(/^curl -s -X POST http:\/\/localhost:3000\/venue\/webhooks/);
-    const out = execFileSync(
-      'sh',
-      ['-c', `${recipe}\nprintf '%s\\n%s\\n%s\\n%s\\n%s' "$SECRET" "$ID" "$TS" "$SIG" "$BODY"`],
-      {
-        encoding: 'utf8',
-      },
-    );
+    // The recipe's variables, one a line, as the curl after it would send them.
+    const script = `${recipe}\nprintf '%s\\n%s\\n%s\\n%s\\n%s' "$SECRET" "$ID" "$TS" "$SIG" "$BODY"`;
+    const out = execFileSync('sh', ['-c', script], { encoding: 'utf8' });
     const [secret, id, timestamp, signature, body] = out.split('\n') as [string, string, string, string, string];
     const headers = { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
     expect(new Webhook(secret).verify(body, headers)).toMatchObject({ type: 'customer.deleted' });
