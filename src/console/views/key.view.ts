@@ -40,7 +40,7 @@ function logTable(keyId: string, history: KeyHistoryPage) {
         (c) => html`<tr>
           <td>${when(c.at)}</td>
           <td>${c.action}${c.reverts && html` (undo)`}${c.undo_outcome && html` <span class="hint">undo: ${c.undo_outcome}</span>`}</td>
-          <td><code>${c.object_id}</code></td>
+          <td><a href="/console/keys/${keyId}/customers/${c.object_id}"><code>${c.object_id}</code></a></td>
           <td>${fields(c.before)}</td>
           <td>${fields(c.after)}</td>
           <td>${who(c)}</td>
