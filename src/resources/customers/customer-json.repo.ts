@@ -122,6 +122,13 @@ export function customerJson(
   return jsonRecordText(db, schema, customerSource(db, param, masked));
 }
 
+/** Builds both variants once, so a schema property without a source stops the start, not a request. */
+export function checkCustomerJson(db: Queryable): void {
+  const param = ((name: string) => name) as Param<ReadParams>;
+  customerJson(db, param, false);
+  customerJson(db, param, true);
+}
+
 /** What every customer read binds; a page binds its steps too. */
 interface ReadParams {
   workspaceId: string;

@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/schema.ts';
 import { registerReadRoutes } from '../read.routes.ts';
+import { checkCustomerJson } from './customer-json.repo.ts';
 import { getCustomer, listCustomers } from './customer-read.service.ts';
 import { CustomerListFilters, CustomerListItem } from './customer-deletion.schema.ts';
 import { Customer } from './customer.schema.ts';
 
 export async function customerReadRoutes(app: FastifyInstance, options: { db: Db }) {
   const { db } = options;
+  checkCustomerJson(db);
   registerReadRoutes(app, {
     path: '/customers',
     collection: 'customers',
