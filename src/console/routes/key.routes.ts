@@ -87,7 +87,7 @@ export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }
       let record: Record<string, unknown> | null = null;
       try {
         record = JSON.parse(
-          (await getCustomer({ db, json: storage.engine.json }, actor, request.params.customer)).record.text,
+          (await getCustomer(db, actor, request.params.customer)).record.text,
         );
       } catch (err) {
         if (!(err instanceof ApiError) || err.code !== 'not_found') throw err;
