@@ -86,9 +86,7 @@ export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }
       );
       let record: Record<string, unknown> | null = null;
       try {
-        record = JSON.parse(
-          (await getCustomer(db, actor, request.params.customer)).record.text,
-        );
+        record = JSON.parse((await getCustomer(db, actor, request.params.customer)).record.text);
       } catch (err) {
         if (!(err instanceof ApiError) || err.code !== 'not_found') throw err;
       }
