@@ -53,6 +53,11 @@ dl.facts dd { margin: 0; }
 pre.fields { margin: 0; white-space: pre-wrap; font-size: .85rem; }
 .secret-row { display: flex; gap: .5rem; align-items: center; max-width: 48rem; }
 .secret-row input { max-width: none; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+select { font: inherit; padding: .35rem .5rem; border: 1px solid #6b7781; border-radius: 4px; background: var(--bg); color: var(--ink); }
+.filters { display: flex; flex-wrap: wrap; gap: 0 1.5rem; align-items: flex-end; }
+.filters .field input { width: 20rem; }
+td form.inline select { margin-right: .5rem; }
 `;
 
 /** The Copy button next to a new key's secret; without script the field is still selectable. */

@@ -4,7 +4,7 @@ import { keyHistory } from '../../resources/changes/key-history.service.ts';
 import { undoKeyChangesInDetail } from '../../resources/changes/undo.service.ts';
 import { changeWorkspaceKeyStatus, getWorkspaceKey } from '../../resources/keys/key.service.ts';
 import type { ConsoleOptions } from '../console.plugin.ts';
-import { formText, managesKeys, pageContext, pageNumber, render } from '../render.ts';
+import { auditActor, formText, managesKeys, pageContext, pageNumber, render } from '../render.ts';
 import { usageOf } from '../usage.ts';
 import { confirmPage, keyPage } from '../views/key.view.ts';
 import { undoPreviewPage, undoResultPage } from '../views/undo.view.ts';
@@ -54,6 +54,7 @@ export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }
           request.params.id,
           move,
           move === 'pause' ? reason.trim() || `paused by ${staff.email}` : null,
+          auditActor(request),
         );
       } catch (err) {
         if (!(err instanceof ApiError) || (err.code !== 'invalid_request' && err.code !== 'conflict')) throw err;
@@ -80,7 +81,11 @@ export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }
     const staff = request.staff!;
     const key = await getWorkspaceKey(db, staff.workspaceId, request.params.id);
     // Recorded as the signed-in person's change, through the same write pipeline as the CLI's undo.
-    const report = await undoKeyChangesInDetail(storage, key.id, { by: { kind: 'staff', id: staff.staffId }, clock });
+    const report = await undoKeyChangesInDetail(storage, key.id, {
+      by: { kind: 'staff', id: staff.staffId },
+      clock,
+      audit: auditActor(request),
+    });
     return render(reply, 200, undoResultPage(pageContext(request, reply), key, report));
   });
 }
