@@ -50,11 +50,17 @@ describe.each(ENGINES)('console staff and audit log on %s', { timeout: 120_000 }
   it('an owner invites; the link is shown once and, accepted in another browser, signs the person in with that role', async () => {
     const form = await owner.get('/console/staff');
     expect(form.statusCode).toBe(200);
-    const sent = await owner.post('/console/staff/invite', { email: 'Newcomer@Example.com', role: 'key_manager' });
+    const posted = await owner.post('/console/staff/invite', { email: 'Newcomer@Example.com', role: 'key_manager' });
+    expect(posted.statusCode).toBe(303);
+    const sent = await owner.get(posted.headers.location as string);
     expect(sent.statusCode).toBe(200);
     const link = /id="invitation" value="([^"]+)"/.exec(sent.body)?.[1];
     expect(link).toMatch(/^http:\/\/api\.test\/console\/invitations\/[\w-]{43}$/);
     const path = new URL(link!).pathname;
+    // Shown once: a reload of that page shows it no more.
+    const reloaded = await owner.get('/console/staff/invited');
+    expect(reloaded.body).not.toContain(link!);
+    expect(textOf(reloaded.body)).toContain('shown only once');
     // The staff page lists the open invitation, never its link.
     const listed = await owner.get('/console/staff');
     expect(textOf(listed.body)).toContain('newcomer@example.com');

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.ts';
-import { inviteStaff } from '../../resources/staff/invitation.service.ts';
+import { inviteStaff, type SentInvitation } from '../../resources/staff/invitation.service.ts';
 import {
   changeStaffRole,
   getStaffMember,
@@ -12,6 +12,20 @@ import { auditActor, formText, managesStaff, pageContext, queryText, render } fr
 import { invitationSentPage, removeStaffPage, staffPage, type StaffPageView } from '../views/staff.view.ts';
 
 type StaffParams = { Params: { id: string } };
+
+/**
+ * The new invitation's link reaches the page that shows it as the key secret does
+ * (keys.routes.ts): in a cookie for that one page, cleared as it is shown, so a reload shows
+ * it no more and cannot post the form again (which would replace the link just given out).
+ */
+const SENT_COOKIE = 'venue_console_invitation';
+const SENT_COOKIE_OPTIONS = {
+  path: '/console/staff/invited',
+  httpOnly: true,
+  sameSite: 'strict',
+  secure: 'auto',
+} as const;
+const SENT_MAX_AGE_S = 60;
 
 /** Owners' staff page: the list, invitations, role changes and removals (docs/console.md "Staff"). */
 export async function staffRoutes(app: FastifyInstance, { storage, clock, mail }: ConsoleOptions) {
@@ -48,11 +62,25 @@ export async function staffRoutes(app: FastifyInstance, { storage, clock, mail }
         role,
         by: auditActor(request),
       });
-      return render(reply, 200, invitationSentPage(pageContext(request, reply), sent));
+      const carried = Buffer.from(JSON.stringify(sent)).toString('base64url');
+      reply.setCookie(SENT_COOKIE, carried, { ...SENT_COOKIE_OPTIONS, maxAge: SENT_MAX_AGE_S });
+      return reply.redirect('/console/staff/invited', 303);
     } catch (err) {
       const e = refusal(err);
       return showStaff(request, reply, e.status, { invite: { email, role, error: e.detail } });
     }
+  });
+
+  app.get('/staff/invited', { preHandler: managesStaff }, async (request, reply) => {
+    const carried = request.cookies[SENT_COOKIE];
+    if (carried) reply.clearCookie(SENT_COOKIE, SENT_COOKIE_OPTIONS);
+    let sent: SentInvitation | null = null;
+    try {
+      sent = carried ? (JSON.parse(Buffer.from(carried, 'base64url').toString('utf8')) as SentInvitation) : null;
+    } catch {
+      sent = null;
+    }
+    return render(reply, 200, invitationSentPage(pageContext(request, reply), sent));
   });
 
   app.post<StaffParams>('/staff/:id/role', { preHandler: managesStaff }, async (request, reply) => {

@@ -89,7 +89,14 @@ export function staffPage(ctx: PageContext, view: StaffPageView) {
   );
 }
 
-export function invitationSentPage(ctx: PageContext, sent: SentInvitation) {
+export function invitationSentPage(ctx: PageContext, sent: SentInvitation | null) {
+  if (!sent)
+    return page(
+      ctx,
+      'Invitation link',
+      html`${notice('info', 'An invitation’s link is shown only once, right after it is sent. Invite them again for a new one; the old link then stops working.')}
+    <p><a href="/console/staff">Back to staff</a></p>`,
+    );
   return page(
     ctx,
     'Invitation sent',
