@@ -40,7 +40,7 @@ export function staffPage(ctx: PageContext, view: StaffPageView) {
             <button type="submit" class="secondary">Change role<span class="visually-hidden"> of ${s.name}</span></button>
           </form>
         </td>
-        <td>${s.has_password ? when(s.created_at) : 'No password yet'}</td>
+        <td>${when(s.created_at)}${!s.has_password && html`<br><span class="hint">No password yet</span>`}</td>
         <td><a href="/console/staff/${s.id}/remove">Remove<span class="visually-hidden"> ${s.name}</span></a></td>
       </tr>`,
   );
