@@ -20,10 +20,11 @@ export async function auditPage(db: Queryable, q: AuditPageQuery): Promise<Audit
   if (q.actor !== undefined) query = query.where('actor', '=', q.actor);
   if (q.action !== undefined) query = query.where('action', '=', q.action);
   const after = q.after;
+  // `at <=` bounds the index range; the OR alone would make the engine walk every newer row.
   if (after)
-    query = query.where((eb) =>
-      eb.or([eb('at', '<', after.at), eb.and([eb('at', '=', after.at), eb('id', '<', after.id)])]),
-    );
+    query = query
+      .where('at', '<=', after.at)
+      .where((eb) => eb.or([eb('at', '<', after.at), eb('id', '<', after.id)]));
   return query.orderBy('at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
 }
 
