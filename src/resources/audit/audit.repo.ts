@@ -22,9 +22,7 @@ export async function auditPage(db: Queryable, q: AuditPageQuery): Promise<Audit
   const after = q.after;
   // `at <=` bounds the index range; the OR alone would make the engine walk every newer row.
   if (after)
-    query = query
-      .where('at', '<=', after.at)
-      .where((eb) => eb.or([eb('at', '<', after.at), eb('id', '<', after.id)]));
+    query = query.where('at', '<=', after.at).where((eb) => eb.or([eb('at', '<', after.at), eb('id', '<', after.id)]));
   return query.orderBy('at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
 }
 
