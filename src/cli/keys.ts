@@ -6,7 +6,7 @@ import { listKeyRecords, type KeyRecord } from '../resources/keys/key.repo.ts';
 import { toKeyObject } from '../resources/keys/key.schema.ts';
 import { changeKeyStatus, createKey } from '../resources/keys/key.service.ts';
 import { getWorkspace } from '../resources/workspaces/workspace.service.ts';
-import { commaList, nameEqualsInt, printResult, withStorage } from './run.ts';
+import { BY_OPTION, commaList, nameEqualsInt, operatorActor, printResult, withStorage } from './run.ts';
 
 /** The GET /key object plus what an operator needs to tell keys apart. */
 function describeKey(key: ApiKey) {
@@ -47,6 +47,7 @@ interface CreateOptions {
   expiresAt?: string;
   limit: Record<string, number>;
   agreedBy?: string;
+  by?: string;
   json?: boolean;
 }
 
@@ -75,6 +76,7 @@ async function create(opts: CreateOptions): Promise<void> {
       limits: opts.limit,
       createdBy: 'operator CLI',
       agreedBy: opts.agreedBy ?? null,
+      by: operatorActor(opts.by),
     }),
   );
   printResult(
@@ -110,6 +112,7 @@ export function keysCommand(): Command {
       {},
     )
     .option('--agreed-by <email>', 'who agreed to the API terms, acceptable use policy and data and privacy terms')
+    .option(...BY_OPTION)
     .option('--json', 'print one JSON document')
     .action(create);
 
@@ -134,9 +137,12 @@ export function keysCommand(): Command {
       .command(move)
       .description(`${move[0]!.toUpperCase()}${move.slice(1)} a key.`)
       .argument('<key>', 'the key_ id')
+      .option(...BY_OPTION)
       .option('--json', 'print one JSON document')
-      .action(async (keyId: string, opts: { json?: boolean }) => {
-        const key = await withStorage(({ storage, clock }) => changeKeyStatus(storage, clock, keyId, move));
+      .action(async (keyId: string, opts: { by?: string; json?: boolean }) => {
+        const key = await withStorage(({ storage, clock }) =>
+          changeKeyStatus(storage, clock, keyId, move, null, operatorActor(opts.by)),
+        );
         printResult(opts.json, describeKey(key), () => `${past} ${oneLine(key)}`);
       });
   }

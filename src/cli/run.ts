@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import { CommanderError, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, postgresBounds, type Config } from '../config.ts';
 import { openStorage, type Storage } from '../db/index.ts';
@@ -5,6 +6,7 @@ import { MigrationRefused, missingMigrationsMessage, prepareSchema } from '../db
 import { unavailableReason } from '../db/unavailable.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import { systemClock, type Clock } from '../lib/time.ts';
+import type { AuditActor } from '../resources/audit/audit.model.ts';
 
 /**
  * What every CLI command shares: the storage named by DATABASE_URL, brought up to date
@@ -107,4 +109,22 @@ export function commaList(raw: string): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+/** `--by NAME` on the commands that change keys, staff or undo: who the audit log names. */
+export const BY_OPTION = ['--by <name>', 'who is running this, for the audit log (default: the OS user)'] as const;
+
+/** The operator: `--by` when given, else the account running the CLI (`cli:<user>`). */
+export function operatorName(by?: string): string {
+  const named = by?.trim();
+  if (named) return named.slice(0, 200);
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return 'cli';
+  }
+}
+
+export function operatorActor(by?: string): AuditActor {
+  return { kind: 'operator', name: operatorName(by) };
 }

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { setStaffPassword } from '../resources/staff/staff.service.ts';
 import { addStaff, STAFF_ROLES } from '../resources/workspaces/workspace.service.ts';
-import { printResult, withStorage } from './run.ts';
+import { BY_OPTION, operatorActor, printResult, withStorage } from './run.ts';
 
 /** `staff add|set-password`: the people who sign in to the developer settings (SPEC "Authentication" 2). */
 export function staffCommand(): Command {
@@ -14,6 +14,7 @@ export function staffCommand(): Command {
     .requiredOption('--name <name>', 'their name')
     .requiredOption('--role <role>', `one of ${STAFF_ROLES.join(', ')}`)
     .option('--password <password>', 'their password (8 characters or more); without it they cannot sign in yet')
+    .option(...BY_OPTION)
     .option('--json', 'print one JSON document')
     .action(
       async (opts: {
@@ -22,6 +23,7 @@ export function staffCommand(): Command {
         name: string;
         role: string;
         password?: string;
+        by?: string;
         json?: boolean;
       }) => {
         const member = await withStorage(({ storage, clock }) =>
@@ -31,6 +33,7 @@ export function staffCommand(): Command {
             name: opts.name,
             role: opts.role,
             ...(opts.password === undefined ? {} : { password: opts.password }),
+            by: operatorActor(opts.by),
           }),
         );
         printResult(
@@ -48,13 +51,15 @@ export function staffCommand(): Command {
     .requiredOption('--workspace <wsp>', 'the wsp_ id')
     .requiredOption('--email <email>', 'their sign-in email')
     .requiredOption('--password <password>', 'the new password (8 characters or more)')
+    .option(...BY_OPTION)
     .option('--json', 'print one JSON document')
-    .action(async (opts: { workspace: string; email: string; password: string; json?: boolean }) => {
+    .action(async (opts: { workspace: string; email: string; password: string; by?: string; json?: boolean }) => {
       const result = await withStorage(({ storage, clock }) =>
         setStaffPassword(storage, clock, {
           workspaceId: opts.workspace,
           email: opts.email,
           password: opts.password,
+          by: operatorActor(opts.by),
         }),
       );
       printResult(

@@ -1,21 +1,7 @@
-import { userInfo } from 'node:os';
 import { Command } from 'commander';
 import { undoKeyChanges, type UndoReport } from '../resources/changes/undo.service.ts';
 import { describeSkip } from '../resources/changes/skip-reasons.ts';
-import { printResult, withStorage } from './run.ts';
-
-/**
- * `undo KEY_ID [--json]` -> {"reverted":N,"skipped":[…]} (DECISIONS "Operator CLI", "Change
- * log and undo"). The undo is recorded as the operator's change: `--by` names them,
- * else the account running the CLI. `--dry-run` reports and writes nothing.
- */
-function operatorName(): string {
-  try {
-    return `cli:${userInfo().username}`;
-  } catch {
-    return 'cli';
-  }
-}
+import { BY_OPTION, operatorActor, operatorName, printResult, withStorage } from './run.ts';
 
 function human(report: UndoReport, dryRun: boolean): string {
   const lines = [
@@ -28,19 +14,25 @@ function human(report: UndoReport, dryRun: boolean): string {
   return lines.join('\n');
 }
 
+/**
+ * `undo KEY_ID [--json]` -> {"reverted":N,"skipped":[…]} (DECISIONS "Operator CLI", "Change
+ * log and undo"). The undo is recorded as the operator's change and in the audit log: `--by`
+ * names them, else the account running the CLI. `--dry-run` reports and writes nothing.
+ */
 export function undoCommand(): Command {
   return new Command('undo')
     .description("Undo a key's changes, newest first; never reverts an edit made after them.")
     .argument('<key>', 'the key_ id')
     .option('--dry-run', 'report what would be reverted and skipped; change nothing')
-    .option('--by <name>', 'who is running the undo (recorded in the change log)')
+    .option(BY_OPTION[0], 'who is running the undo, for the change log and the audit log (default: the OS user)')
     .option('--json', 'print one JSON document')
     .action(async (keyId: string, opts: { dryRun?: boolean; by?: string; json?: boolean }) => {
       const report = await withStorage(({ storage, clock }) =>
         undoKeyChanges(storage, keyId, {
-          by: { kind: 'operator', id: opts.by?.trim() || operatorName() },
+          by: { kind: 'operator', id: operatorName(opts.by) },
           clock,
           dryRun: opts.dryRun === true,
+          audit: operatorActor(opts.by),
         }),
       );
       printResult(opts.json, report, () => human(report, opts.dryRun === true));

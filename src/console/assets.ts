@@ -62,6 +62,11 @@ svg.chart { display: block; max-width: 48rem; height: auto; }
 .chart-flagged { fill: var(--bad); }
 .chart-threshold { fill: none; stroke: var(--bad); stroke-width: 2; stroke-dasharray: 6 4; }
 .chart-label { fill: var(--muted); font-size: 11px; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+select { font: inherit; padding: .35rem .5rem; border: 1px solid #6b7781; border-radius: 4px; background: var(--bg); color: var(--ink); }
+.filters { display: flex; flex-wrap: wrap; gap: 0 1.5rem; align-items: flex-end; }
+.filters .field input { width: 20rem; }
+td form.inline select { margin-right: .5rem; }
 `;
 
 /** The Copy button next to a new key's secret; without script the field is still selectable. */

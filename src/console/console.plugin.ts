@@ -7,12 +7,16 @@ import type { Storage } from '../db/index.ts';
 import { RETRY_AFTER_SECONDS, unavailableReason } from '../db/unavailable.ts';
 import { ApiError } from '../errors.ts';
 import type { Clock } from '../lib/time.ts';
+import type { MailSettings } from '../jobs/pause-email.ts';
 import type { LimitStore } from '../limits/limit-store.ts';
 import { resolveSession, type StaffSession } from '../resources/staff/session.service.ts';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
 import { keyRoutes } from './routes/key.routes.ts';
 import { keysRoutes } from './routes/keys.routes.ts';
 import { accountRoutes } from './routes/account.routes.ts';
+import { auditRoutes } from './routes/audit.routes.ts';
+import { invitationRoutes } from './routes/invitation.routes.ts';
+import { staffRoutes } from './routes/staff.routes.ts';
 import { CSRF_COOKIE, CSRF_COOKIE_OPTIONS, SESSION_COOKIE, csrfUserInfo, pageContext, render } from './render.ts';
 import { errorPage } from './views/sign-in.view.ts';
 
@@ -29,6 +33,8 @@ export interface ConsoleOptions {
   limits: LimitStore;
   /** Whether emails go to an SMTP server (else they wait in the outbox). */
   smtp: boolean;
+  /** How invitation emails go out, and the address their links start with (BASE_URL). */
+  mail: MailSettings & { baseUrl: string };
 }
 
 /**
@@ -105,10 +111,14 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     clock: options.clock,
     limits: options.limits,
     smtp: options.smtp,
+    mail: options.mail,
   };
   await app.register(accountRoutes, routeOptions);
   await app.register(keysRoutes, routeOptions);
   await app.register(keyRoutes, routeOptions);
+  await app.register(staffRoutes, routeOptions);
+  await app.register(invitationRoutes, routeOptions);
+  await app.register(auditRoutes, routeOptions);
 }
 
 /** Anything that went wrong, as a page: a person's mistake says what to do; ours says nothing of internals. */

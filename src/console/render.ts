@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditActor } from '../resources/audit/audit.model.ts';
+import { canManageStaff } from '../resources/staff/staff-admin.service.ts';
 import { canManageKeys } from '../resources/staff/staff.service.ts';
 import type { SafeHtml } from './html.ts';
 import type { PageContext } from './views/layout.ts';
@@ -72,6 +74,34 @@ export async function managesKeys(request: FastifyRequest, reply: FastifyReply) 
       ),
     );
   }
+}
+
+/** preHandler: staff pages are for owners; key managers and `staff` get 403 (DECISIONS "Staff roles"). */
+export async function managesStaff(request: FastifyRequest, reply: FastifyReply) {
+  if (!request.staff) return reply.redirect('/console/sign-in', 303);
+  if (!canManageStaff(request.staff.role)) {
+    return render(
+      reply,
+      403,
+      errorPage(
+        pageContext(request, reply),
+        'Not allowed',
+        'Only owners of the workspace can see and change its staff. Ask an owner for that role.',
+      ),
+    );
+  }
+}
+
+/** The signed-in person, as the audit log names them: their id, email and the request's address. */
+export function auditActor(request: FastifyRequest): AuditActor & { kind: 'staff' } {
+  const staff = request.staff!;
+  return { kind: 'staff', staffId: staff.staffId, email: staff.email, address: request.ip };
+}
+
+/** A query string parameter as text ('' when absent or repeated). */
+export function queryText(request: FastifyRequest, name: string, max = 320): string {
+  const v = (request.query as Record<string, unknown> | undefined)?.[name];
+  return typeof v === 'string' ? v.slice(0, max) : '';
 }
 
 /** `?page=` as a page number; anything else is the first page. */

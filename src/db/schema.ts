@@ -203,6 +203,8 @@ export interface OutboxTable {
   body: string;
   error: string | null;
   created_at: number;
+  /** 1 for an email only owners may read in the console: an invitation's link (012-audit). */
+  owners_only?: number;
 }
 
 /** Daily counts of the in-process limit store (migration 003-limits). */
@@ -272,6 +274,33 @@ export interface ConsoleLockoutTable {
   until: number;
 }
 
+/** One person's action in a workspace (012-audit; docs/console.md "Audit log"). */
+export interface AuditLogTable {
+  id: string;
+  workspace_id: string;
+  at: number;
+  actor_kind: 'staff' | 'operator' | 'system';
+  actor_id: string | null;
+  actor: string;
+  source: 'console' | 'cli' | 'system';
+  address: string | null;
+  action: string;
+  target: string | null;
+  detail: string; // JSON object
+}
+
+/** An owner's invitation to join the workspace as staff (012-audit). */
+export interface StaffInvitationTable {
+  token_hash: string;
+  workspace_id: string;
+  email: string;
+  role: 'owner' | 'key_manager' | 'staff';
+  invited_by: string;
+  created_at: number;
+  expires_at: number;
+  accepted_at: number | null;
+}
+
 export interface MetaTable {
   name: string;
   value: string;
@@ -305,6 +334,8 @@ export interface Database {
   console_sessions: ConsoleSessionTable;
   console_sign_in_failures: ConsoleSignInFailureTable;
   console_lockouts: ConsoleLockoutTable;
+  audit_log: AuditLogTable;
+  staff_invitations: StaffInvitationTable;
 }
 
 export type Db = Kysely<Database>;

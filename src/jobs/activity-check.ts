@@ -1,6 +1,7 @@
 import type { Engine } from '../db/dialects/types.ts';
 import type { Writer } from '../db/write.ts';
 import { DAY_MS, type Clock } from '../lib/time.ts';
+import type { AuditActor } from '../resources/audit/audit.model.ts';
 import { findKeyById } from '../resources/keys/key.repo.ts';
 import { changeKeyStatus } from '../resources/keys/key.service.ts';
 import type { KeyActivityCheckTable } from '../db/schema.ts';
@@ -62,6 +63,9 @@ export interface ActivityCheckResult {
 
 const BATCH = 500;
 
+/** A pause the check makes is in the workspace's audit log as the service's own. */
+const CHECK_ACTOR: AuditActor = { kind: 'system', name: 'hourly activity check' };
+
 async function judgeBatch(deps: ActivityCheckDeps, keys: CandidateKey[], now: number): Promise<PausedKey[]> {
   const ids = keys.map((k) => k.id);
   const hour = judgedHour(now);
@@ -103,7 +107,7 @@ async function judgeBatch(deps: ActivityCheckDeps, keys: CandidateKey[], now: nu
     // Re-read: a person may have paused, resumed or revoked it while we were counting.
     const current = await findKeyById(db, key.id);
     if (current?.status !== 'active') continue;
-    const done = await changeKeyStatus(deps.store, deps.clock, key.id, 'pause', verdict.reason);
+    const done = await changeKeyStatus(deps.store, deps.clock, key.id, 'pause', verdict.reason, CHECK_ACTOR);
     const pausedAt = done.pausedAt ?? now;
     const mailed = await notifyKeyPaused(deps.store, deps.clock, deps.mail, {
       workspaceId: key.workspace_id,

@@ -11,11 +11,15 @@ export async function listOutbox(
   db: Db,
   workspaceId: string,
   page: { offset: number; limit: number },
+  options: { owner?: boolean } = {},
 ): Promise<{ emails: OutboxTable[]; total: number }> {
+  // An invitation's link is for owners only (012-audit): anyone else reading it could join as its role.
+  const hidden = options.owner ? -1 : 1;
   const emails = await db
     .selectFrom('outbox')
     .selectAll()
     .where('workspace_id', '=', workspaceId)
+    .where('owners_only', '!=', hidden)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .offset(page.offset)
@@ -25,6 +29,7 @@ export async function listOutbox(
     .selectFrom('outbox')
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
     .where('workspace_id', '=', workspaceId)
+    .where('owners_only', '!=', hidden)
     .executeTakeFirstOrThrow();
   return { emails, total: Number(count.n) };
 }

@@ -1,6 +1,7 @@
 import type { Engine } from '../db/dialects/types.ts';
 import type { Writer } from '../db/write.ts';
 import { DAY_MS, type Clock } from '../lib/time.ts';
+import { deleteAuditBefore } from '../resources/audit/audit.repo.ts';
 import { deleteChangesBefore } from '../resources/changes/change-log.repo.ts';
 import { IDEMPOTENCY_TTL_MS } from '../resources/writes/idempotency.model.ts';
 import { deleteAnswersBefore } from '../resources/writes/idempotency.repo.ts';
@@ -8,7 +9,8 @@ import { deleteInBatches } from './batches.ts';
 
 /**
  * Retention (DECISIONS "Idempotency": 24 hours; "Change log and undo": 365 days). The
- * stored answers are purged hourly, the change log daily. Every process schedules both;
+ * stored answers are purged hourly, the change log and the audit log (kept as long as the
+ * change log, docs/console.md "Audit log") daily. Every process schedules both;
  * the job lock lets one of them run at a time. Deletes go in batches (batches.ts).
  */
 export const CHANGE_LOG_RETENTION_MS = 365 * DAY_MS;
@@ -22,6 +24,16 @@ export async function purgeIdempotencyKeys(store: Writer, clock: Clock, options?
 export async function purgeChangeLog(store: Writer, clock: Clock): Promise<number> {
   const before = clock() - CHANGE_LOG_RETENTION_MS;
   return deleteInBatches((limit) => store.write((tx) => deleteChangesBefore(tx, before, limit)));
+}
+
+export async function purgeAuditLog(store: Writer, clock: Clock): Promise<number> {
+  const before = clock() - CHANGE_LOG_RETENTION_MS;
+  return deleteInBatches((limit) => store.write((tx) => deleteAuditBefore(tx, before, limit)));
+}
+
+/** The daily purge: both year-long logs, under one job lock. */
+export async function purgeYearOldLogs(store: Writer, clock: Clock): Promise<number> {
+  return (await purgeChangeLog(store, clock)) + (await purgeAuditLog(store, clock));
 }
 
 export interface RetentionDeps {
@@ -40,7 +52,7 @@ export class RetentionJobs {
   start(): void {
     if (this.timers.length > 0) return;
     this.every(HOUR_MS, 'purge-idempotency-keys', purgeIdempotencyKeys);
-    this.every(DAY_MS, 'purge-change-log', purgeChangeLog);
+    this.every(DAY_MS, 'purge-change-log', purgeYearOldLogs);
   }
 
   private every(interval: number, lock: string, purge: (store: Writer, clock: Clock) => Promise<number>): void {

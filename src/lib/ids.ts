@@ -20,6 +20,7 @@ export const ID_PREFIX = {
   staff: 'stf',
   change: 'chg',
   email: 'eml',
+  audit: 'aud',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

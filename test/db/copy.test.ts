@@ -73,6 +73,35 @@ async function fillTheRest(t: TestApp): Promise<void> {
   await insertGiftCard(db, { workspaceId: t.workspaceId });
   await insertTicket(db, { workspaceId: t.workspaceId });
   await db.insertInto('meta').values({ name: 'copy-test', value: '{"a":[1,true,null]}' }).execute();
+  await db
+    .insertInto('audit_log')
+    .values({
+      id: newId('audit'),
+      workspace_id: t.workspaceId,
+      at: now,
+      actor_kind: 'staff',
+      actor_id: staff.id,
+      actor: 'a@example.com',
+      source: 'console',
+      address: '192.0.2.1',
+      action: 'key.paused',
+      target: t.keys.live.id,
+      detail: '{"reason":"copy"}',
+    })
+    .execute();
+  await db
+    .insertInto('staff_invitations')
+    .values({
+      token_hash: randomUUID(),
+      workspace_id: t.workspaceId,
+      email: 'invited@example.com',
+      role: 'staff',
+      invited_by: 'a@example.com',
+      created_at: now,
+      expires_at: now + 1,
+      accepted_at: null,
+    })
+    .execute();
 }
 
 /** A workspace with every kind of row: seeded data, API writes by keys, and the rest. */

@@ -5,6 +5,7 @@ import { signIn } from '../../resources/staff/sign-in.service.ts';
 import { canManageKeys, changeOwnPassword } from '../../resources/staff/staff.service.ts';
 import type { ConsoleOptions } from '../console.plugin.ts';
 import {
+  auditActor,
   SESSION_COOKIE,
   SESSION_COOKIE_OPTIONS,
   formText,
@@ -82,7 +83,13 @@ export async function accountRoutes(app: FastifyInstance, { storage, clock }: Co
     if (next.length > 200) errors.new_password = 'Use 200 characters or fewer.';
     if (Object.keys(errors).length === 0) {
       try {
-        await changeOwnPassword(storage, clock, { workspaceId: staff.workspaceId, email: staff.email, current, next });
+        await changeOwnPassword(storage, clock, {
+          workspaceId: staff.workspaceId,
+          email: staff.email,
+          current,
+          next,
+          by: auditActor(request),
+        });
         // Every session of theirs ended, this one too: they sign in again with the new password.
         reply.clearCookie(SESSION_COOKIE, SESSION_COOKIE_OPTIONS);
         return reply.redirect('/console/sign-in?changed=1', 303);

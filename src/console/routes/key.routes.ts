@@ -7,7 +7,7 @@ import { getCustomer } from '../../resources/customers/customer-read.service.ts'
 import { keyUsage } from '../../resources/keys/key-usage.service.ts';
 import { changeWorkspaceKeyStatus, getWorkspaceKey } from '../../resources/keys/key.service.ts';
 import type { ConsoleOptions } from '../console.plugin.ts';
-import { formText, managesKeys, pageContext, pageNumber, render } from '../render.ts';
+import { auditActor, formText, managesKeys, pageContext, pageNumber, render } from '../render.ts';
 import { usageOf } from '../usage.ts';
 import { customerPage } from '../views/customer.view.ts';
 import { confirmPage, keyPage } from '../views/key.view.ts';
@@ -60,6 +60,7 @@ export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }
           request.params.id,
           move,
           move === 'pause' ? reason.trim() || `paused by ${staff.email}` : null,
+          auditActor(request),
         );
       } catch (err) {
         if (!(err instanceof ApiError) || (err.code !== 'invalid_request' && err.code !== 'conflict')) throw err;
@@ -109,7 +110,11 @@ export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }
     const staff = request.staff!;
     const key = await getWorkspaceKey(db, staff.workspaceId, request.params.id);
     // Recorded as the signed-in person's change, through the same write pipeline as the CLI's undo.
-    const report = await undoKeyChangesInDetail(storage, key.id, { by: { kind: 'staff', id: staff.staffId }, clock });
+    const report = await undoKeyChangesInDetail(storage, key.id, {
+      by: { kind: 'staff', id: staff.staffId },
+      clock,
+      audit: auditActor(request),
+    });
     return render(reply, 200, undoResultPage(pageContext(request, reply), key, report));
   });
 }

@@ -5,7 +5,7 @@ import { createKey, getWorkspaceKey, listWorkspaceKeys } from '../../resources/k
 import { getWorkspace } from '../../resources/workspaces/workspace.service.ts';
 import type { ConsoleOptions } from '../console.plugin.ts';
 import { EMPTY_KEY_FORM, readKeyForm, type FormErrors, type KeyFormValues } from '../key-form.ts';
-import { managesKeys, pageContext, pageNumber, render } from '../render.ts';
+import { auditActor, managesKeys, pageContext, pageNumber, render } from '../render.ts';
 import { keyFormPage, secretPage } from '../views/key-form.view.ts';
 import { keysPage } from '../views/keys.view.ts';
 import { notificationsPage } from '../views/notifications.view.ts';
@@ -67,6 +67,7 @@ export async function keysRoutes(app: FastifyInstance, { storage, clock, smtp }:
         workspaceId: staff.workspaceId,
         createdBy: staff.email,
         agreedBy: staff.email,
+        by: auditActor(request),
       });
       reply.setCookie(NEW_SECRET_COOKIE, secret, { ...secretCookieOptions(key.id), maxAge: NEW_SECRET_MAX_AGE_S });
       return reply.redirect(`/console/keys/${key.id}/created`, 303);
@@ -88,10 +89,12 @@ export async function keysRoutes(app: FastifyInstance, { storage, clock, smtp }:
 
   app.get('/notifications', { preHandler: managesKeys }, async (request, reply) => {
     const page = pageNumber(request);
-    const { emails, total } = await listOutbox(db, request.staff!.workspaceId, {
-      offset: (page - 1) * NOTIFICATIONS_PAGE_SIZE,
-      limit: NOTIFICATIONS_PAGE_SIZE,
-    });
+    const { emails, total } = await listOutbox(
+      db,
+      request.staff!.workspaceId,
+      { offset: (page - 1) * NOTIFICATIONS_PAGE_SIZE, limit: NOTIFICATIONS_PAGE_SIZE },
+      { owner: request.staff!.role === 'owner' },
+    );
     const pages = Math.max(1, Math.ceil(total / NOTIFICATIONS_PAGE_SIZE));
     return render(reply, 200, notificationsPage(pageContext(request, reply), { emails, page, pages, total, smtp }));
   });

@@ -1,4 +1,5 @@
 import type { StaffSession } from '../../resources/staff/session.service.ts';
+import { canManageStaff } from '../../resources/staff/staff-admin.service.ts';
 import { canManageKeys } from '../../resources/staff/staff.service.ts';
 import { html, type HtmlValue, type SafeHtml } from '../html.ts';
 
@@ -19,6 +20,8 @@ function nav(ctx: PageContext): SafeHtml | null {
       <ul>
         ${managed && html`<li><a href="/console/keys">API keys</a></li>`}
         ${managed && html`<li><a href="/console/notifications">Notifications</a></li>`}
+        ${managed && html`<li><a href="/console/audit">Audit log</a></li>`}
+        ${canManageStaff(staff.role) && html`<li><a href="/console/staff">Staff</a></li>`}
         <li><a href="/console/password">Password</a></li>
       </ul>
     </nav>

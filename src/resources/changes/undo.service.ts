@@ -7,6 +7,8 @@ import { notFound } from '../../errors.ts';
 import { isIdOf } from '../../lib/ids.ts';
 import type { Clock } from '../../lib/time.ts';
 import { personActor, type Actor } from '../actor.model.ts';
+import type { AuditActor } from '../audit/audit.model.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 import { bumpCustomer, emailOwner, findCustomerRow, lockCustomer } from '../customers/customer-write.repo.ts';
 import { membershipsOf, setMembership, type ListLinkState, type TagLinkState } from '../customers/membership.repo.ts';
 import { findKeyById } from '../keys/key.repo.ts';
@@ -59,6 +61,8 @@ export interface UndoOptions {
   clock: Clock;
   /** Report what would be reverted and skipped, and write nothing. */
   dryRun?: boolean;
+  /** Who runs it, for the audit log (the console's person and address, the CLI's `--by`). */
+  audit?: AuditActor;
 }
 
 interface UndoTarget {
@@ -158,8 +162,41 @@ export async function undoKeyChangesInDetail(
     { workspaceId: key.workspaceId, livemode: key.mode === 'live' },
     options.clock,
   );
-  const writes = new WritePipeline(storage, storage.engine);
   const report: DetailedUndoReport = { reverted: 0, skipped: [], reverts: [] };
+  const audit = options.dryRun ? undefined : options.audit;
+  if (!audit) return undoEach(storage, keyId, actor, options, report);
+  // An undo is one write per customer, so its entry cannot share their transactions: it is
+  // written once the run ends, with what it did, and also when the run stops partway.
+  const record = (finished: boolean) =>
+    storage.write((tx) =>
+      recordAudit(tx, {
+        workspaceId: key.workspaceId,
+        at: options.clock(),
+        by: audit,
+        action: 'undo.run',
+        target: keyId,
+        detail: { reverted: report.reverted, skipped: report.skipped.length, finished },
+      }),
+    );
+  try {
+    await undoEach(storage, keyId, actor, options, report);
+  } catch (err) {
+    if (report.reverted > 0) await record(false).catch(() => undefined);
+    throw err;
+  }
+  await record(true);
+  return report;
+}
+
+async function undoEach(
+  storage: Writer & { readonly engine: Engine },
+  keyId: string,
+  actor: Actor,
+  options: UndoOptions,
+  report: DetailedUndoReport,
+): Promise<DetailedUndoReport> {
+  const { db } = storage;
+  const writes = new WritePipeline(storage, storage.engine);
   for (const customerId of await customersChangedBy(db, keyId)) {
     const target = { keyId, customerId };
     const plan = options.dryRun

@@ -28,6 +28,8 @@ import {
   type KeyRecord,
 } from './key.repo.ts';
 import { workspaceExists } from '../workspaces/workspace.repo.ts';
+import type { AuditActor } from '../audit/audit.model.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 export interface CreateKeyInput {
   workspaceId: string;
@@ -41,6 +43,8 @@ export interface CreateKeyInput {
   createdBy?: string | null;
   /** Who agreed to the API terms, the acceptable use policy and the data and privacy terms. */
   agreedBy?: string | null;
+  /** Who made it, for the audit log; a key made without one (tests, the demo) is not audited. */
+  by?: AuditActor;
 }
 
 function checkRestriction(input: CreateKeyInput): { canRead: Collection[]; canWrite: WritePermission[] } {
@@ -127,6 +131,15 @@ export async function createKey(
       created_at: now,
       updated_at: now,
     });
+    if (input.by)
+      await recordAudit(tx, {
+        workspaceId: input.workspaceId,
+        at: now,
+        by: input.by,
+        action: 'key.created',
+        target: id,
+        detail: { name, mode: input.mode, access: input.access },
+      });
     return findKeyById(tx, id);
   });
   if (!key) throw new Error('key vanished after insert');
@@ -139,6 +152,8 @@ const MOVES: Record<'pause' | 'resume' | 'revoke', { from: KeyStatus[]; to: KeyS
   revoke: { from: ['active', 'paused', 'revoked'], to: 'revoked' },
 };
 
+const AUDITED_MOVE = { pause: 'key.paused', resume: 'key.resumed', revoke: 'key.revoked' } as const;
+
 /**
  * Moves a key through its lifecycle (SPEC "States and transitions"). Bumping updated_at
  * is what makes every process's key cache pick the change up (see key.cache.ts).
@@ -149,6 +164,7 @@ export async function changeKeyStatus(
   keyId: string,
   move: 'pause' | 'resume' | 'revoke',
   reason: string | null = null,
+  by?: AuditActor,
 ): Promise<ApiKey> {
   if (!isIdOf('key', keyId)) throw notFound(`no key ${keyId}`);
   const { from, to } = MOVES[move];
@@ -165,6 +181,15 @@ export async function changeKeyStatus(
       ...(move === 'resume' ? { paused_at: null, pause_reason: null, resumed_at: now } : {}),
       ...(move === 'revoke' ? { revoked_at: current.revokedAt ?? now } : {}),
     });
+    if (by)
+      await recordAudit(tx, {
+        workspaceId: current.workspaceId,
+        at: now,
+        by,
+        action: AUDITED_MOVE[move],
+        target: keyId,
+        detail: move === 'pause' ? { reason: reason ?? 'paused by an operator' } : {},
+      });
     return (await findKeyById(tx, keyId))!;
   });
 }
@@ -198,7 +223,8 @@ export async function changeWorkspaceKeyStatus(
   workspaceId: string,
   keyId: string,
   move: 'pause' | 'resume' | 'revoke',
-  reason: string | null = null,
+  reason: string | null,
+  by: AuditActor,
 ): Promise<ApiKey> {
   await getWorkspaceKey(store.db, workspaceId, keyId);
   const why = reason?.trim() ?? '';
@@ -206,5 +232,5 @@ export async function changeWorkspaceKeyStatus(
     throw invalid('a pause reason has at most 500 characters', [
       { field: 'reason', message: 'has at most 500 characters' },
     ]);
-  return changeKeyStatus(store, clock, keyId, move, why || null);
+  return changeKeyStatus(store, clock, keyId, move, why || null, by);
 }

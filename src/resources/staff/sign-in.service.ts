@@ -3,6 +3,7 @@ import { randomBase62 } from '../../lib/ids.ts';
 import { decoyPasswordHash, hashPassword, needsRehash, verifyPassword } from '../../lib/password.ts';
 import { MINUTE_MS, type Clock } from '../../lib/time.ts';
 import { addressBucket } from '../../limits/address.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 import {
   clearEmailFailures,
   countFailures,
@@ -66,6 +67,13 @@ export async function signIn(
       await clearEmailFailures(tx, email);
       if (upgraded && signedIn.password_hash)
         await replacePasswordHash(tx, signedIn.id, signedIn.password_hash, upgraded);
+      await recordAudit(tx, {
+        workspaceId: signedIn.workspace_id,
+        at: now,
+        by: { kind: 'staff', staffId: signedIn.id, email: signedIn.email, address: input.ip },
+        action: 'sign_in.succeeded',
+        target: signedIn.id,
+      });
     });
     return { kind: 'signed_in', staff: upgraded ? { ...signedIn, password_hash: upgraded } : signedIn };
   }
@@ -76,14 +84,27 @@ export async function signIn(
     await deleteFailuresBefore(tx, since);
     await recordFailure(tx, { id: randomBase62(22), email, address, at: now });
     const until = now + SIGN_IN_RULES.lockMs;
+    let result: SignInResult = { kind: 'refused' };
     if ((await countFailures(tx, { column: 'email', value: email }, since)) >= SIGN_IN_RULES.emailFailures) {
       await lockUntil(tx, emailSubject(email), until);
-      return { kind: 'locked', until };
-    }
-    if ((await countFailures(tx, { column: 'address', value: address }, since)) >= SIGN_IN_RULES.addressFailures) {
+      result = { kind: 'locked', until };
+    } else if (
+      (await countFailures(tx, { column: 'address', value: address }, since)) >= SIGN_IN_RULES.addressFailures
+    ) {
       await lockUntil(tx, addressSubject(input.ip), until);
-      return { kind: 'locked', until };
+      result = { kind: 'locked', until };
     }
-    return { kind: 'refused' };
+    // In the audit log of every workspace the email is staff of; an unknown email has none.
+    // Attempts a running lock-out refuses are not written again (the lock's start is).
+    for (const staff of candidates)
+      await recordAudit(tx, {
+        workspaceId: staff.workspace_id,
+        at: now,
+        by: { kind: 'staff', staffId: staff.id, email: staff.email, address: input.ip },
+        action: 'sign_in.failed',
+        target: staff.id,
+        detail: result.kind === 'locked' ? { locked_until: new Date(until).toISOString() } : {},
+      });
+    return result;
   });
 }

@@ -42,3 +42,75 @@ export async function replacePasswordHash(tx: Tx, staffId: string, previous: str
     .where('password_hash', '=', previous)
     .execute();
 }
+
+/** A staff member as the staff page lists them. */
+export interface StaffListRow {
+  id: string;
+  email: string;
+  name: string;
+  role: StaffTable['role'];
+  has_password: boolean;
+  created_at: number;
+}
+
+/** The workspace's staff, owners first, then by name. A workspace has tens of people, not thousands. */
+export async function listStaffRows(db: Queryable, workspaceId: string): Promise<StaffListRow[]> {
+  const rows = await db
+    .selectFrom('staff')
+    .select(['id', 'email', 'name', 'role', 'password_hash', 'created_at'])
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('name')
+    .orderBy('email')
+    .execute();
+  const rank = { owner: 0, key_manager: 1, staff: 2 } as const;
+  return rows
+    .map((r) => ({
+      id: r.id,
+      email: r.email,
+      name: r.name,
+      role: r.role,
+      has_password: r.password_hash !== null,
+      created_at: Number(r.created_at),
+    }))
+    .sort((a, b) => rank[a.role] - rank[b.role]);
+}
+
+export async function findStaffById(db: Queryable, workspaceId: string, id: string): Promise<StaffRow | undefined> {
+  return db
+    .selectFrom('staff')
+    .select([...STAFF_COLUMNS])
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/**
+ * Holds the workspace's row for the rest of the transaction, so two owners changing staff at
+ * once take turns and the last-owner rule counts owners nobody else is changing (PostgreSQL;
+ * SQLite runs one write at a time anyway).
+ */
+export async function lockWorkspaceStaff(tx: Tx, workspaceId: string): Promise<void> {
+  await tx
+    .updateTable('workspaces')
+    .set((eb) => ({ name: eb.ref('name') }))
+    .where('id', '=', workspaceId)
+    .execute();
+}
+
+export async function countOwners(tx: Tx, workspaceId: string): Promise<number> {
+  const row = await tx
+    .selectFrom('staff')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .where('role', '=', 'owner')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function setStaffRole(tx: Tx, id: string, role: StaffTable['role'], now: number): Promise<void> {
+  await tx.updateTable('staff').set({ role, updated_at: now }).where('id', '=', id).execute();
+}
+
+export async function deleteStaffRow(tx: Tx, id: string): Promise<void> {
+  await tx.deleteFrom('staff').where('id', '=', id).execute();
+}

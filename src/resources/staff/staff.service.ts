@@ -2,6 +2,8 @@ import type { Writer } from '../../db/write.ts';
 import { invalid, notFound } from '../../errors.ts';
 import { hashPassword, verifyPassword } from '../../lib/password.ts';
 import type { Clock } from '../../lib/time.ts';
+import type { AuditActor } from '../audit/audit.model.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 import { getWorkspace, type StaffRole } from '../workspaces/workspace.service.ts';
 import { deleteSessionsOf } from './session.repo.ts';
 import { normaliseEmail } from './sign-in.service.ts';
@@ -29,7 +31,7 @@ export function checkNewPassword(password: string): void {
 export async function setStaffPassword(
   store: Writer,
   clock: Clock,
-  input: { workspaceId: string; email: string; password: string },
+  input: { workspaceId: string; email: string; password: string; by?: AuditActor },
 ): Promise<{ id: string; email: string; sessions_ended: number }> {
   await getWorkspace(store.db, input.workspaceId);
   const email = normaliseEmail(input.email);
@@ -39,8 +41,19 @@ export async function setStaffPassword(
   // Hashed before the transaction: scrypt's time is not spent holding the write lock.
   const hash = await hashPassword(input.password);
   const ended = await store.write(async (tx) => {
-    await setPasswordHash(tx, staff.id, hash, clock());
-    return deleteSessionsOf(tx, staff.id);
+    const now = clock();
+    await setPasswordHash(tx, staff.id, hash, now);
+    const sessionsEnded = await deleteSessionsOf(tx, staff.id);
+    if (input.by)
+      await recordAudit(tx, {
+        workspaceId: input.workspaceId,
+        at: now,
+        by: input.by,
+        action: 'staff.password_set',
+        target: staff.id,
+        detail: { email: staff.email, sessions_ended: sessionsEnded },
+      });
+    return sessionsEnded;
   });
   return { id: staff.id, email: staff.email, sessions_ended: ended };
 }
@@ -49,11 +62,16 @@ export async function setStaffPassword(
 export async function changeOwnPassword(
   store: Writer,
   clock: Clock,
-  input: { workspaceId: string; email: string; current: string; next: string },
+  input: { workspaceId: string; email: string; current: string; next: string; by?: AuditActor },
 ): Promise<void> {
   const staff = await findStaffInWorkspace(store.db, input.workspaceId, normaliseEmail(input.email));
   if (!staff || !(await verifyPassword(input.current, staff.password_hash))) {
     throw invalid('the current password is not right', [{ field: 'current_password', message: 'is not right' }]);
   }
-  await setStaffPassword(store, clock, { workspaceId: input.workspaceId, email: staff.email, password: input.next });
+  await setStaffPassword(store, clock, {
+    workspaceId: input.workspaceId,
+    email: staff.email,
+    password: input.next,
+    ...(input.by ? { by: input.by } : {}),
+  });
 }

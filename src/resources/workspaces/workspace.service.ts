@@ -4,6 +4,8 @@ import { ApiError, invalid, notFound } from '../../errors.ts';
 import { isIdOf, newId } from '../../lib/ids.ts';
 import { hashPassword } from '../../lib/password.ts';
 import type { Clock } from '../../lib/time.ts';
+import type { AuditActor } from '../audit/audit.model.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 import { DEFAULT_WORKSPACE_REQUESTS_PER_MINUTE } from '../keys/key.model.ts';
 import { findWorkspace, insertStaff, insertWorkspace, setWorkspaceLimits, staffEmailTaken } from './workspace.repo.ts';
 
@@ -83,13 +85,22 @@ export interface StaffMember {
   role: StaffRole;
 }
 
+/** A staff email as it is stored: trimmed, lower case, and shaped like an address. */
+export function staffEmail(raw: string): string {
+  const email = raw.trim().toLowerCase();
+  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email) || email.length > 320)
+    throw invalid(`"${raw.slice(0, 320)}" is not an email address`, [
+      { field: 'email', message: 'is not an email address' },
+    ]);
+  return email;
+}
+
 export async function addStaff(
   store: Writer,
   clock: Clock,
-  input: { workspaceId: string; email: string; name: string; role: string; password?: string },
+  input: { workspaceId: string; email: string; name: string; role: string; password?: string; by?: AuditActor },
 ): Promise<StaffMember> {
-  const email = input.email.trim().toLowerCase();
-  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) throw invalid(`"${input.email}" is not an email address`);
+  const email = staffEmail(input.email);
   if (!STAFF_ROLES.includes(input.role as StaffRole)) throw invalid(`role must be one of ${STAFF_ROLES.join(', ')}`);
   if (!input.name.trim()) throw invalid('a staff member needs a name');
   if (input.password !== undefined && input.password.length < 8) throw invalid('a password needs 8 characters or more');
@@ -108,6 +119,15 @@ export async function addStaff(
       role: input.role as StaffRole,
     };
     await insertStaff(tx, { ...member, password_hash: passwordHash, created_at: now, updated_at: now });
+    if (input.by)
+      await recordAudit(tx, {
+        workspaceId: input.workspaceId,
+        at: now,
+        by: input.by,
+        action: 'staff.added',
+        target: member.id,
+        detail: { email, role: member.role },
+      });
     return member;
   });
 }
