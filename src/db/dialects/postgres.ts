@@ -9,6 +9,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { DatabaseUnavailable, unavailableReason, type UnavailableReason } from '../unavailable.ts';
+import { queryAfterBegin } from './pg-begin.ts';
 import { isStalePlan, PREPARED_PER_CONNECTION, StatementCache } from './pg-statements.ts';
 import type { Engine, JsonSql } from './types.ts';
 
@@ -77,6 +78,17 @@ function classified(err: unknown): unknown {
   return reason ? new DatabaseUnavailable(reason, err.message, { cause: err }) : err;
 }
 
+/** Kysely opens and ends its transactions with statements of their own, without parameters. */
+function transactionControl(text: string): 'begin' | 'end' | null {
+  const head = text.trimStart().slice(0, 8).toLowerCase();
+  if (head.startsWith('begin') || head.startsWith('start')) return 'begin';
+  if (head.startsWith('commit') || head.startsWith('rollback')) return 'end';
+  return null;
+}
+
+/** The answer to a transaction-control statement held back or dropped: Kysely reads nothing of it. */
+const NOTHING_SENT: PostgresQueryResult<never> = { command: 'SELECT', rowCount: 0, rows: [] };
+
 /**
  * A checked-out client as Kysely sees it. Every statement with parameters (all the shapes
  * the API runs) goes as a named statement, so PostgreSQL parses and plans each shape once
@@ -91,6 +103,8 @@ function classified(err: unknown): unknown {
 class GuardedClient implements PostgresPoolClient {
   private lost: unknown = null;
   private inTransaction = false;
+  /** A BEGIN not sent yet: it goes with the transaction's first statement (pg-begin.ts). */
+  private pendingBegin: string | null = null;
 
   constructor(
     private readonly client: pg.PoolClient,
@@ -102,6 +116,7 @@ class GuardedClient implements PostgresPoolClient {
   async checkedOut(): Promise<void> {
     this.lost = null;
     this.inTransaction = false;
+    this.pendingBegin = null;
     await this.statements.deallocate(this.client);
   }
 
@@ -123,10 +138,28 @@ class GuardedClient implements PostgresPoolClient {
   ): Promise<PostgresQueryResult<R>> {
     if (this.lost) throw this.lost;
     const name = this.statements.nameFor(text, parameters.length);
-    if (name === undefined) this.trackTransaction(text);
+    if (name === undefined) {
+      const control = transactionControl(text);
+      // BEGIN waits for the first statement, to share its round trip; a transaction that
+      // ended before any statement ran had nothing to commit or roll back.
+      if (control === 'begin') {
+        this.pendingBegin = text;
+        this.inTransaction = true;
+        return NOTHING_SENT as PostgresQueryResult<R>;
+      }
+      if (control === 'end' && this.pendingBegin !== null) {
+        this.pendingBegin = null;
+        this.inTransaction = false;
+        return NOTHING_SENT as PostgresQueryResult<R>;
+      }
+      // A statement without parameters may hold several (a migration's DDL), which the
+      // extended protocol BEGIN would share its round trip with refuses: BEGIN goes first.
+      const begin = this.takeBegin();
+      if (begin !== null) await this.run(begin, undefined, []);
+      if (control === 'end') this.inTransaction = false;
+    }
     try {
-      const query = { name, text, values: [...parameters], query_timeout: this.readTimeoutMs };
-      return (await this.client.query(query)) as unknown as PostgresQueryResult<R>;
+      return await this.run<R>(text, name, parameters, name !== undefined ? this.takeBegin() : null);
     } catch (err) {
       if (name !== undefined && isStalePlan(err)) {
         this.statements.forget(text);
@@ -138,17 +171,35 @@ class GuardedClient implements PostgresPoolClient {
         }
         throw new DatabaseUnavailable('busy', (err as Error).message, { cause: err });
       }
+      throw err;
+    }
+  }
+
+  private takeBegin(): string | null {
+    const begin = this.pendingBegin;
+    this.pendingBegin = null;
+    return begin;
+  }
+
+  private async run<R>(
+    text: string,
+    name: string | undefined,
+    parameters: ReadonlyArray<unknown>,
+    begin: string | null = null,
+  ): Promise<PostgresQueryResult<R>> {
+    try {
+      const query = { name, text, values: [...parameters], query_timeout: this.readTimeoutMs };
+      const result =
+        begin !== null && name !== undefined
+          ? await queryAfterBegin(this.client, begin, { ...query, name })
+          : await this.client.query(query);
+      return result as unknown as PostgresQueryResult<R>;
+    } catch (err) {
+      if (isStalePlan(err)) throw err;
       const mapped = classified(err);
       if (unavailableReason(mapped) === 'down') this.lost = mapped;
       throw mapped;
     }
-  }
-
-  /** Kysely opens and ends its transactions with statements of their own, without parameters. */
-  private trackTransaction(text: string): void {
-    const head = text.trimStart().slice(0, 8).toLowerCase();
-    if (head.startsWith('begin') || head.startsWith('start')) this.inTransaction = true;
-    else if (head.startsWith('commit') || head.startsWith('rollback')) this.inTransaction = false;
   }
 
   release(): void {
