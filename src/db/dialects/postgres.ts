@@ -285,6 +285,7 @@ export function createPostgresEngine(url: string, options: PostgresOptions = {})
         }
       });
     },
+    insertsInWith: true,
     maxInsertRows: (columns) => Math.max(1, Math.floor(60_000 / columns)),
     // Released by commit or rollback, and by the server when a crashed process's connection drops.
     async tryTransactionLock(tx, name) {
