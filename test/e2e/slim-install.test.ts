@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -26,11 +26,11 @@ describe('a slim install (npm ci, then npm prune --omit=dev)', { timeout: 900_00
   const dir = mkdtempSync(join(tmpdir(), 'venue-slim-'));
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
-    // npx's own link to this directory, in the cache under a digest of the directory's path.
-    const cache = execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8', env: shellEnv({}) }).trim();
+    // npx's own link to this directory, in its cache under a digest of the directory's path.
+    const cache = process.env.npm_config_cache ?? join(homedir(), '.npm');
     const digest = createHash('sha512').update(dir).digest('hex').slice(0, 16);
     rmSync(join(cache, '_npx', digest), { recursive: true, force: true });
-  });
+  }, 300_000);
 
   it('runs the CLI from what is left: help, migrate, a workspace, and serve until SIGTERM', async () => {
     // What a checkout holds: tracked files and new ones not ignored (never node_modules or dist).
