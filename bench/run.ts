@@ -37,6 +37,10 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * BENCH_DATABASE_URL), the pools PG_POOL_SIZE connections each; with Redis when REDIS_URL is
  * set. A scenario's first ceiling is its `ceiling` and `ratio`; others are under `also`.
  *
+ * `--workers N` (PostgreSQL): then the same API scenarios against `venue-api serve --workers N`
+ * (one primary, N serving processes on one port), reported under `workers` beside the one
+ * process's figures, after the one process has stopped.
+ *
  * The API is `npm start`'s process (`node dist/bundle/server.js`, built first); the load is
  * autocannon in this process, CONNECTIONS connections, after a warm-up. `--quick`: 100,000
  * customers (default 1,000,000); `--json`: only the JSON document on stdout (progress goes
@@ -49,6 +53,12 @@ const QUICK = process.argv.includes('--quick');
 const DATABASE = process.argv[process.argv.indexOf('--database') + 1] ?? 'sqlite';
 if (process.argv.includes('--database') && DATABASE !== 'sqlite' && DATABASE !== 'postgres') {
   throw new Error(`--database sqlite|postgres, got ${DATABASE}`);
+}
+const WORKERS = Number(process.argv.includes('--workers') ? process.argv[process.argv.indexOf('--workers') + 1] : 1);
+if (!Number.isInteger(WORKERS) || WORKERS < 1)
+  throw new Error('--workers N: a whole number of server processes, 1 or more');
+if (WORKERS > 1 && DATABASE !== 'postgres' && !process.env.BENCH_DATABASE_URL?.startsWith('postgres')) {
+  throw new Error('--workers N needs --database postgres: SQLite has one writer (serve refuses several workers)');
 }
 const PG_SERVER = process.env.BENCH_PG_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
 const JSON_OUT = process.argv.includes('--json');
@@ -182,6 +192,23 @@ async function seed(databaseUrl: string): Promise<Prepared & { secret: string; i
       .where('deleted_at', 'is', null)
       .execute();
     return { workspaceId: ws.id, counts, seedSeconds, secret, ids: rows.map((r) => r.id) };
+  } finally {
+    await storage.close();
+  }
+}
+
+/** The workspace's live customers now, as a walk of the list finds them. */
+async function liveCustomers(databaseUrl: string, workspaceId: string): Promise<number> {
+  const storage = await openStorage(databaseUrl);
+  try {
+    const row = await storage.db
+      .selectFrom('customers')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .where('livemode', '=', 1)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   } finally {
     await storage.close();
   }
@@ -331,16 +358,18 @@ async function main() {
       idReplacement: true,
     };
 
+    const getOneOf = (url: string) =>
+      load({
+        url,
+        headers,
+        requests: [
+          {
+            setupRequest: (req) => ({ ...req, path: `/customers/${ids[Math.floor(Math.random() * ids.length)]}` }),
+          },
+        ],
+      });
     log('get_one…');
-    const getOne = await load({
-      url: api!.url,
-      headers,
-      requests: [
-        {
-          setupRequest: (req) => ({ ...req, path: `/customers/${ids[Math.floor(Math.random() * ids.length)]}` }),
-        },
-      ],
-    });
+    const getOne = await getOneOf(api!.url);
     const rawLoad = await load({ url: raw.url });
     const bareGet = await load({
       url: bare.url,
@@ -356,26 +385,33 @@ async function main() {
     else record('get_one', getOne, names.get, bareGet, [['raw_node_http', rawLoad]]);
 
     log('page_100…');
-    const page = await load({ url: `${api!.url}/customers?limit=${PAGE}`, headers });
+    const pageOf = (url: string) => load({ url: `${url}/customers?limit=${PAGE}`, headers });
+    const page = await pageOf(api!.url);
     record('page_100', page, names.read, await load({ url: `${bare.url}/customers?limit=${PAGE}` }));
 
     log('sync…');
-    const apiWalk = (c: string | undefined) =>
-      `${api!.url}/customers?limit=${PAGE}${c ? `&starting_after=${encodeURIComponent(c)}` : ''}`;
+    const walkOf = (url: string) => (c: string | undefined) =>
+      `${url}/customers?limit=${PAGE}${c ? `&starting_after=${encodeURIComponent(c)}` : ''}`;
+    const apiWalk = walkOf(api!.url);
     const bareWalk = (c: string | undefined) =>
       `${bare.url}/customers?limit=${PAGE}${c ? `&after=${encodeURIComponent(c)}` : ''}`;
     await walk(apiWalk, headers, 20);
-    const sync = await walk(apiWalk, headers);
+    const syncOf = async (url: string, expected = ids.length) => {
+      const walked = await walk(walkOf(url), headers);
+      if (walked.records !== expected) {
+        log(`  sync walked ${walked.records} customers of ${expected}`);
+        walked.errors++;
+      }
+      return walked;
+    };
+    const sync = await syncOf(api!.url);
     await walk(bareWalk, {}, 20);
     const bareSync = await walk(bareWalk, {});
-    if (sync.records !== ids.length) {
-      log(`  sync walked ${sync.records} customers of ${ids.length}`);
-      sync.errors++;
-    }
     record('sync', sync, names.read, bareSync);
 
     log('create…');
-    const created = await load({ ...create, url: `${api!.url}/customers` });
+    const createOf = (url: string) => load({ ...create, url: `${url}/customers` });
+    const created = await createOf(api!.url);
     record('create', created, names.insert, await load({ ...create, url: `${insert.url}/customers` }));
 
     log('update…');
@@ -384,37 +420,69 @@ async function main() {
     // twice and If-Match is always the real, current version: any 412 is a real error.
     const pool = await readVersions(api!.url, headers, ids, UPDATE_POOL);
     let n = 0;
-    const updated = await load({
-      url: api!.url,
-      method: 'PATCH',
-      headers: json,
-      requests: [
-        {
-          setupRequest: (req, context: { taken?: { id: string; etag: string } }) => {
-            const taken = pool.shift();
-            if (!taken) throw new Error('update: the pool of customers ran dry');
-            context.taken = taken;
-            return {
-              ...req,
-              path: `/customers/${taken.id}`,
-              headers: { ...json, 'if-match': taken.etag },
-              body: JSON.stringify({ nickname: `bench ${n++}` }),
-            };
+    const updateOf = (url: string) =>
+      load({
+        url,
+        method: 'PATCH',
+        headers: json,
+        requests: [
+          {
+            setupRequest: (req, context: { taken?: { id: string; etag: string } }) => {
+              const taken = pool.shift();
+              if (!taken) throw new Error('update: the pool of customers ran dry');
+              context.taken = taken;
+              return {
+                ...req,
+                path: `/customers/${taken.id}`,
+                headers: { ...json, 'if-match': taken.etag },
+                body: JSON.stringify({ nickname: `bench ${n++}` }),
+              };
+            },
+            onResponse: (status, _body, context: { taken?: { id: string; etag: string } }, resHeaders) => {
+              const taken = context.taken;
+              if (!taken) return;
+              context.taken = undefined;
+              const etag = status === 200 ? header(resHeaders as Record<string, unknown>, 'etag') : undefined;
+              pool.push(etag ? { id: taken.id, etag } : taken);
+            },
           },
-          onResponse: (status, _body, context: { taken?: { id: string; etag: string } }, resHeaders) => {
-            const taken = context.taken;
-            if (!taken) return;
-            context.taken = undefined;
-            const etag = status === 200 ? header(resHeaders as Record<string, unknown>, 'etag') : undefined;
-            pool.push(etag ? { id: taken.id, etag } : taken);
-          },
-        },
-      ],
-    });
+        ],
+      });
+    const updated = await updateOf(api!.url);
     record('update', updated, names.insert, await load({ ...create, url: `${insert.url}/customers` }));
 
     const apiPeak = api!.peakRssMiB();
     const barePeak = bare.peakRssMiB();
+
+    // The same scenarios against N serving processes, the one process stopped first so the
+    // two never share the machine; the update pool carries each customer's current ETag over.
+    const perWorkers: { name: string; load: Load; one: Load }[] = [];
+    if (WORKERS > 1) {
+      await api!.stop();
+      log(`--workers ${WORKERS}: serve --workers ${WORKERS}…`);
+      const several = (
+        await startUntilReady(['dist/bundle/cli/main.js', 'serve', '--workers', String(WORKERS)], apiEnv)
+      ).child;
+      children.push(several);
+      const url = several.url;
+      // Every worker warms up its key cache and statements before it is measured.
+      await load({ url: `${url}/customers?limit=1`, headers });
+      const runs: [string, () => Promise<Load>, Load][] = [
+        ['get_one', () => getOneOf(url), getOne],
+        ['page_100', () => pageOf(url), page],
+        // The creates since the seed are customers too: the walk must find them all.
+        ['sync', async () => syncOf(url, await liveCustomers(databaseUrl, workspaceId)), sync],
+        ['create', () => createOf(url), created],
+        ['update', () => updateOf(url), updated],
+      ];
+      for (const [name, run, one] of runs) {
+        const result = await run();
+        perWorkers.push({ name, load: result, one });
+        log(
+          `  ${name} (${WORKERS} workers): ${result.rps.toFixed(0)}/s (p99 ${r1(result.p99)} ms, errors ${result.errors}); one process ${one.rps.toFixed(0)}/s`,
+        );
+      }
+    }
     const doc = {
       engine,
       ...(engine === 'postgres' ? { pool_size: poolSize, redis } : {}),
@@ -446,6 +514,22 @@ async function main() {
         ratio: r3(apiPeak / barePeak),
       },
       start_ms: r1(startMs),
+      ...(perWorkers.length > 0
+        ? {
+            workers: {
+              count: WORKERS,
+              scenarios: perWorkers.map(({ name, load: l, one }) => ({
+                name,
+                rps: Math.round(l.rps),
+                p50_ms: r1(l.p50),
+                p99_ms: r1(l.p99),
+                errors: l.errors,
+                one_worker_rps: Math.round(one.rps),
+                ratio: r3(l.rps / one.rps),
+              })),
+            },
+          }
+        : {}),
     };
 
     if (!JSON_OUT) {
@@ -480,10 +564,16 @@ async function main() {
           `${doc.memory.ratio.toFixed(2)}x`,
       );
       console.log(`start: ${doc.start_ms} ms to the first 200 from /ready (median of ${COLD_STARTS})`);
+      for (const w of doc.workers?.scenarios ?? []) {
+        console.log(
+          `${doc.workers!.count} workers, ${w.name}: ${w.rps}/s (p99 ${w.p99_ms} ms, errors ${w.errors}), ` +
+            `${w.ratio.toFixed(2)}x one process's ${w.one_worker_rps}/s`,
+        );
+      }
       console.log('(sync: per s is customers a second, p50/p99 per page of 100)\n');
     }
     console.log(JSON.stringify(doc));
-    if (scenarios.some((s) => s.errors > 0)) process.exitCode = 1;
+    if (scenarios.some((s) => s.errors > 0) || perWorkers.some((w) => w.load.errors > 0)) process.exitCode = 1;
   } finally {
     await Promise.all(children.map((c) => c.stop()));
     await dropDatabase?.();

@@ -11,7 +11,8 @@ import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 
 /**
  * dialects/postgres.ts: every statement with parameters goes to PostgreSQL as a named
- * statement, prepared once per connection, the names kept in a bounded cache per connection.
+ * statement, prepared once per connection, the names kept in a bounded cache per connection
+ * (dialects/pg-statements.ts, unit-tested in pg-statements.test.ts).
  * A pool of one connection makes pg_prepared_statements (which shows the session's own
  * statements) show what the server's requests left on it.
  */

@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,7 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 /**
  * The slim deployment of docs/operations.md "Build and deploy", as an operator does it: the
  * repository's files in a new directory, `npm ci` (which builds), `npm prune --omit=dev`, then
- * every kind of command through `npx venue-api`. Slow (a whole install), so one test.
+ * every kind of command through `npx venue-api`, the server stopped by SIGTERM. Slow (a whole
+ * install), so one test.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -22,7 +24,13 @@ function shellEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 describe('a slim install (npm ci, then npm prune --omit=dev)', { timeout: 900_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'venue-slim-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+    // npx's own link to this directory, in its cache under a digest of the directory's path.
+    const cache = process.env.npm_config_cache ?? join(homedir(), '.npm');
+    const digest = createHash('sha512').update(dir).digest('hex').slice(0, 16);
+    rmSync(join(cache, '_npx', digest), { recursive: true, force: true });
+  }, 300_000);
 
   it('runs the CLI from what is left: help, migrate, a workspace, and serve until SIGTERM', async () => {
     // What a checkout holds: tracked files and new ones not ignored (never node_modules or dist).
@@ -42,16 +50,21 @@ describe('a slim install (npm ci, then npm prune --omit=dev)', { timeout: 900_00
     npm(['ci', '--prefer-offline', '--no-audit', '--no-fund']);
     npm(['prune', '--omit=dev', '--no-audit', '--no-fund']);
 
-    // After the prune npx no longer resolves the package itself (npm 11: it looks for it in its
-    // own cache and fails), so the slim deployment runs the bin with node (operations.md).
+    // npx links the package into its own cache and runs its `prepare` there, which after the
+    // prune must keep dist/ rather than build (scripts/prepare.mjs).
     const cli = (args: string[]) =>
-      execFileSync(process.execPath, ['bin/venue-api.js', ...args], { cwd: dir, env, encoding: 'utf8' });
+      execFileSync('npx', ['venue-api', ...args], {
+        cwd: dir,
+        env,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     expect(cli(['--help'])).toMatch(/Usage: venue-api/);
     expect(JSON.parse(cli(['migrate', '--json']))).toMatchObject({ reverted: [], unknown: [] });
     const ws = JSON.parse(cli(['workspace', 'create', '--name', 'Slim', '--json']));
     expect(ws.id).toMatch(/^wsp_/);
 
-    const child = spawn(process.execPath, ['bin/venue-api.js', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+    const child = spawn('npx', ['venue-api', 'serve', '--port', '0', '--host', '127.0.0.1'], {
       cwd: dir,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -70,8 +83,12 @@ describe('a slim install (npm ci, then npm prune --omit=dev)', { timeout: 900_00
       }
       expect(url, out).toBeDefined();
       expect((await fetch(`${url}/ready`)).status).toBe(200);
-    } finally {
-      process.kill(-child.pid!, 'SIGTERM');
+      const { pid } = (await (await fetch(`${url}/health`)).json()) as { pid: number };
+      // SIGTERM to the server itself, as a process manager sends it; npx answers with its exit.
+      process.kill(pid, 'SIGTERM');
+    } catch (err) {
+      process.kill(-child.pid!, 'SIGKILL');
+      throw err;
     }
     expect(await exited, out).toBe(0);
   });

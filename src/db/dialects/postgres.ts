@@ -9,6 +9,8 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { DatabaseUnavailable, unavailableReason, type UnavailableReason } from '../unavailable.ts';
+import { queryAfterBegin } from './pg-begin.ts';
+import { isStalePlan, PREPARED_PER_CONNECTION, StatementCache } from './pg-statements.ts';
 import type { Engine } from './types.ts';
 
 // int8 (bigint) columns hold millisecond instants, well inside the safe-integer range.
@@ -63,83 +65,22 @@ function classified(err: unknown): unknown {
   return reason ? new DatabaseUnavailable(reason, err.message, { cause: err }) : err;
 }
 
-/** How many named statements a connection keeps, as SQLite's statement cache (dialects/sqlite.ts). */
-export const PREPARED_PER_CONNECTION = 500;
-
-/**
- * Longer statements go unnamed: a bulk INSERT of thousands of rows (seed, import) is a
- * one-off whose prepared form would hold the connection's memory for nothing.
- */
-const PREPARED_MAX_CHARS = 32_768;
-
-/** The name a statement's text is prepared under: the same text, the same name, on every connection. */
-function statementName(text: string): string {
-  return `v_${createHash('sha1').update(text).digest('base64url')}`;
+/** Kysely opens and ends its transactions with statements of their own, without parameters. */
+function transactionControl(text: string): 'begin' | 'end' | null {
+  const head = text.trimStart().slice(0, 8).toLowerCase();
+  if (head.startsWith('begin') || head.startsWith('start')) return 'begin';
+  if (head.startsWith('commit') || head.startsWith('rollback')) return 'end';
+  return null;
 }
 
-/**
- * The named statements one connection holds, most recently used last. The names evicted
- * past PREPARED_PER_CONNECTION are deallocated the next time the connection is checked out,
- * when no transaction is open (an aborted one would refuse DEALLOCATE and leave pg's record
- * of parsed statements wrong); until then pg still knows them, so a text used again in the
- * meantime simply keeps its statement.
- */
-class StatementCache {
-  private readonly names = new Map<string, string>();
-  private readonly evicted = new Set<string>();
-
-  constructor(private readonly max: number) {}
-
-  name(text: string): string {
-    let name = this.names.get(text);
-    if (name !== undefined) {
-      this.names.delete(text);
-    } else {
-      name = statementName(text);
-      this.evicted.delete(name);
-      if (this.names.size >= this.max) {
-        const [oldText, oldName] = this.names.entries().next().value!;
-        this.names.delete(oldText);
-        this.evicted.add(oldName);
-      }
-    }
-    this.names.set(text, name);
-    return name;
-  }
-
-  /** Forgets a statement the server can no longer run (its table changed shape). */
-  forget(text: string): void {
-    const name = this.names.get(text);
-    if (name === undefined) return;
-    this.names.delete(text);
-    this.evicted.add(name);
-  }
-
-  /** Deallocates the evicted statements, on a connection with no transaction open. */
-  async deallocate(client: pg.PoolClient): Promise<void> {
-    if (this.evicted.size === 0) return;
-    const names = [...this.evicted];
-    this.evicted.clear();
-    await client.query(names.map((n) => `deallocate "${n}"`).join(';'));
-    const parsed = (client as unknown as { connection: { parsedStatements: Record<string, string> } }).connection
-      .parsedStatements;
-    for (const n of names) delete parsed[n];
-  }
-}
-
-/**
- * PostgreSQL refuses to run a prepared statement whose result columns changed since it was
- * planned (a migration of another process altered its table); preparing it again mends it.
- */
-function isStalePlan(err: unknown): boolean {
-  return (err as { code?: unknown }).code === '0A000' && /cached plan must not change result type/.test(String(err));
-}
+/** The answer to a transaction-control statement held back or dropped: Kysely reads nothing of it. */
+const NOTHING_SENT: PostgresQueryResult<never> = { command: 'SELECT', rowCount: 0, rows: [] };
 
 /**
  * A checked-out client as Kysely sees it. Every statement with parameters (all the shapes
  * the API runs) goes as a named statement, so PostgreSQL parses and plans each shape once
  * per connection rather than on every request; a statement without parameters (transaction
- * control, a migration's DDL, which may hold several statements) or past PREPARED_MAX_CHARS
+ * control, a migration's DDL, which may hold several statements) or too long (pg-statements.ts)
  * goes as it is. One lives as long as its connection (and Kysely's own wrapper of it, which
  * it keys by this object), as does the record of what the connection has prepared. Once its
  * connection has failed, it sends nothing more (Kysely's ROLLBACK would wait out the read
@@ -149,6 +90,8 @@ function isStalePlan(err: unknown): boolean {
 class GuardedClient implements PostgresPoolClient {
   private lost: unknown = null;
   private inTransaction = false;
+  /** A BEGIN not sent yet: it goes with the transaction's first statement (pg-begin.ts). */
+  private pendingBegin: string | null = null;
 
   constructor(
     private readonly client: pg.PoolClient,
@@ -160,6 +103,7 @@ class GuardedClient implements PostgresPoolClient {
   async checkedOut(): Promise<void> {
     this.lost = null;
     this.inTransaction = false;
+    this.pendingBegin = null;
     await this.statements.deallocate(this.client);
   }
 
@@ -180,11 +124,29 @@ class GuardedClient implements PostgresPoolClient {
     mayRetry: boolean,
   ): Promise<PostgresQueryResult<R>> {
     if (this.lost) throw this.lost;
-    const name = parameters.length > 0 && text.length <= PREPARED_MAX_CHARS ? this.statements.name(text) : undefined;
-    if (name === undefined) this.trackTransaction(text);
+    const name = this.statements.nameFor(text, parameters.length);
+    if (name === undefined) {
+      const control = transactionControl(text);
+      // BEGIN waits for the first statement, to share its round trip; a transaction that
+      // ended before any statement ran had nothing to commit or roll back.
+      if (control === 'begin') {
+        this.pendingBegin = text;
+        this.inTransaction = true;
+        return NOTHING_SENT as PostgresQueryResult<R>;
+      }
+      if (control === 'end' && this.pendingBegin !== null) {
+        this.pendingBegin = null;
+        this.inTransaction = false;
+        return NOTHING_SENT as PostgresQueryResult<R>;
+      }
+      // A statement without parameters may hold several (a migration's DDL), which the
+      // extended protocol BEGIN would share its round trip with refuses: BEGIN goes first.
+      const begin = this.takeBegin();
+      if (begin !== null) await this.run(begin, undefined, []);
+      if (control === 'end') this.inTransaction = false;
+    }
     try {
-      const query = { name, text, values: [...parameters], query_timeout: this.readTimeoutMs };
-      return (await this.client.query(query)) as unknown as PostgresQueryResult<R>;
+      return await this.run<R>(text, name, parameters, name !== undefined ? this.takeBegin() : null);
     } catch (err) {
       if (name !== undefined && isStalePlan(err)) {
         this.statements.forget(text);
@@ -196,17 +158,35 @@ class GuardedClient implements PostgresPoolClient {
         }
         throw new DatabaseUnavailable('busy', (err as Error).message, { cause: err });
       }
+      throw err;
+    }
+  }
+
+  private takeBegin(): string | null {
+    const begin = this.pendingBegin;
+    this.pendingBegin = null;
+    return begin;
+  }
+
+  private async run<R>(
+    text: string,
+    name: string | undefined,
+    parameters: ReadonlyArray<unknown>,
+    begin: string | null = null,
+  ): Promise<PostgresQueryResult<R>> {
+    try {
+      const query = { name, text, values: [...parameters], query_timeout: this.readTimeoutMs };
+      const result =
+        begin !== null && name !== undefined
+          ? await queryAfterBegin(this.client, begin, { ...query, name })
+          : await this.client.query(query);
+      return result as unknown as PostgresQueryResult<R>;
+    } catch (err) {
+      if (isStalePlan(err)) throw err;
       const mapped = classified(err);
       if (unavailableReason(mapped) === 'down') this.lost = mapped;
       throw mapped;
     }
-  }
-
-  /** Kysely opens and ends its transactions with statements of their own, without parameters. */
-  private trackTransaction(text: string): void {
-    const head = text.trimStart().slice(0, 8).toLowerCase();
-    if (head.startsWith('begin') || head.startsWith('start')) this.inTransaction = true;
-    else if (head.startsWith('commit') || head.startsWith('rollback')) this.inTransaction = false;
   }
 
   release(): void {
@@ -292,6 +272,7 @@ export function createPostgresEngine(url: string, options: PostgresOptions = {})
         }
       });
     },
+    insertsInWith: true,
     maxInsertRows: (columns) => Math.max(1, Math.floor(60_000 / columns)),
     // Released by commit or rollback, and by the server when a crashed process's connection drops.
     async tryTransactionLock(tx, name) {

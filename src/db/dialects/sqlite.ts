@@ -98,6 +98,7 @@ export function createSqliteEngine(url: string, options: SqliteOptions = {}): En
     async withJobLock(_db, _lock, fn) {
       return { ran: true, value: await fn() };
     },
+    insertsInWith: false,
     maxInsertRows: (columns) => Math.max(1, Math.floor(32_000 / columns)),
     // A group's BEGIN IMMEDIATE already makes every write transaction the only one, across processes.
     tryTransactionLock: async () => true,

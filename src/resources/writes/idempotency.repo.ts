@@ -1,6 +1,8 @@
 import type { Transaction } from 'kysely';
 import { PreparedQuery } from '../../db/prepared.ts';
-import type { Database, IdempotencyKeyTable, Queryable, Tx } from '../../db/schema.ts';
+import type { Engine } from '../../db/dialects/types.ts';
+import type { ChangeLogTable, Database, IdempotencyKeyTable, Queryable, Tx } from '../../db/schema.ts';
+import { insertChangeRows } from '../changes/change-log.repo.ts';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim, type StoredAnswer } from './idempotency.model.ts';
 
 /** The answer stored for a key, however old (see isLive). */
@@ -63,13 +65,8 @@ const SAVE = new PreparedQuery<SaveParams, never>((db, param) =>
   }),
 );
 
-export async function saveAnswer(
-  tx: Transaction<Database>,
-  claim: IdempotencyClaim,
-  answer: StoredAnswer,
-  now: number,
-): Promise<void> {
-  await SAVE.execute(tx, {
+function saveParams(claim: IdempotencyClaim, answer: StoredAnswer, now: number): SaveParams {
+  return {
     keyId: claim.keyId,
     key: claim.key,
     workspaceId: claim.workspaceId,
@@ -80,7 +77,69 @@ export async function saveAnswer(
     body: answer.body,
     requestId: claim.requestId,
     now,
-  });
+  };
+}
+
+export async function saveAnswer(
+  tx: Transaction<Database>,
+  claim: IdempotencyClaim,
+  answer: StoredAnswer,
+  now: number,
+): Promise<void> {
+  await SAVE.execute(tx, saveParams(claim, answer, now));
+}
+
+/**
+ * The stored answer with the write's one change-log row, one statement
+ * (Engine.insertsInWith); the row's columns are the shape, as preparedInsert's.
+ */
+const SAVE_WITH_CHANGE = new PreparedQuery<SaveParams & Record<`change_${string}`, unknown>, never>(
+  (db, param, shape) =>
+    db
+      .with('change', (w) =>
+        w
+          .insertInto('change_log')
+          .values(Object.fromEntries(shape.split(',').map((c) => [c, param(`change_${c}`)])) as never),
+      )
+      .insertInto('idempotency_keys')
+      .values({
+        key_id: param('keyId'),
+        idempotency_key: param('key'),
+        workspace_id: param('workspaceId'),
+        fingerprint: param('fingerprint'),
+        status_code: param('status'),
+        content_type: param('contentType'),
+        headers: param('headers'),
+        body: param('body'),
+        request_id: param('requestId'),
+        created_at: param('now'),
+      }),
+);
+
+/**
+ * Stores the answer, and the write's change-log rows with it: where the engine can
+ * (Engine.insertsInWith) and the write made one change, as one statement, one round trip.
+ */
+export async function saveAnswerWithChanges(
+  tx: Transaction<Database>,
+  engine: Engine,
+  claim: IdempotencyClaim,
+  answer: StoredAnswer,
+  now: number,
+  changes: ChangeLogTable[],
+): Promise<void> {
+  const [only] = changes;
+  if (!engine.insertsInWith || changes.length !== 1 || only === undefined) {
+    await insertChangeRows(tx, changes);
+    await saveAnswer(tx, claim, answer, now);
+    return;
+  }
+  const columns = Object.entries(only);
+  const params = {
+    ...saveParams(claim, answer, now),
+    ...Object.fromEntries(columns.map(([c, v]) => [`change_${c}`, v])),
+  };
+  await SAVE_WITH_CHANGE.execute(tx, params, columns.map(([c]) => c).join(','));
 }
 
 /**

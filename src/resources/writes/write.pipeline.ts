@@ -7,7 +7,7 @@ import { ApiError, TransientConflict } from '../../errors.ts';
 import type { Actor } from '../actor.model.ts';
 import { changeRow, insertChangeRows, type ChangeInput } from '../changes/change-log.repo.ts';
 import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
-import { dropStoredAnswer, findStoredAnswer, isLive, saveAnswer } from './idempotency.repo.ts';
+import { dropStoredAnswer, findStoredAnswer, isLive, saveAnswer, saveAnswerWithChanges } from './idempotency.repo.ts';
 
 /**
  * The one way a write happens (CONVENTIONS 5): one transaction holding the change, its
@@ -102,8 +102,10 @@ export class WritePipeline {
           this.store.write(async (tx) => {
             const stored = await this.claim(tx, claim, lock, actor.clock());
             if (stored) return { stored };
-            const answer = write.answer(await this.apply(tx, actor, service, input));
-            await saveAnswer(tx, claim, answer, actor.clock());
+            const { value, changes } = await service(tx, actor, input);
+            const answer = write.answer(value);
+            const rows = changes.map((change) => changeRow(actor, change));
+            await saveAnswerWithChanges(tx, this.engine, claim, answer, actor.clock(), rows);
             return { answer };
           }),
         );

@@ -1,0 +1,105 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStorage } from '../../src/db/index.ts';
+import { makeTestApp } from '../helpers/app.ts';
+import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
+
+/**
+ * dialects/postgres.ts and pg-begin.ts: a transaction's BEGIN goes with its first statement;
+ * and an idempotent write's change-log row goes with its stored answer, one INSERT inside
+ * the other's WITH (idempotency.repo.ts). pg sends one request and waits for its answer
+ * before the next, so each call of pg.Client's query is one round trip.
+ */
+function countingRoundTrips() {
+  const sent: string[] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const q = args[0] as string | { text: string };
+    sent.push(typeof q === 'string' ? q : q.text);
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  return { sent, restore: () => (pg.Client.prototype.query = query) };
+}
+
+describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (postgres)', () => {
+  let fresh: TestStorage;
+  beforeAll(async () => {
+    fresh = await freshStorage('postgres');
+  });
+  afterAll(() => fresh.drop());
+
+  it('a create sends BEGIN with its first statement and its last rows in one statement: six round trips', async () => {
+    const t = await makeTestApp('postgres');
+    // The key's first request reads it into the process's cache; later ones do not.
+    await t.call(t.keys.live, { method: 'GET', url: '/customers?limit=1' });
+    const trips = countingRoundTrips();
+    try {
+      const created = await t.call(t.keys.live, {
+        method: 'POST',
+        url: '/customers',
+        headers: { 'idempotency-key': 'trips-1' },
+        payload: { first_name: 'Ada', email: 'ada@example.com' },
+      });
+      expect(created.statusCode).toBe(201);
+      expect(trips.sent[0]).toMatch(/pg_try_advisory_xact_lock/);
+      expect(trips.sent).not.toContain('begin');
+      expect(trips.sent.at(-1)).toBe('commit');
+      expect(trips.sent).toHaveLength(6);
+      expect(trips.sent.at(-2)).toMatch(/^with "change" as \(insert into "change_log"/);
+
+      // The replay is a transaction that wrote nothing, and its answer is the first one.
+      trips.sent.length = 0;
+      const again = await t.call(t.keys.live, {
+        method: 'POST',
+        url: '/customers',
+        headers: { 'idempotency-key': 'trips-1' },
+        payload: { first_name: 'Ada', email: 'ada@example.com' },
+      });
+      expect(again.json().id).toBe(created.json().id);
+      expect(trips.sent).toHaveLength(3);
+    } finally {
+      trips.restore();
+      await t.close();
+    }
+  });
+
+  it('a failed first statement rolls its transaction back and leaves the connection serving', async () => {
+    const storage = await openStorage(fresh.url, { postgres: { poolSize: 1 } });
+    try {
+      await sql`create table trips (id int primary key)`.execute(storage.db);
+      await sql`insert into trips values (${1})`.execute(storage.db);
+      await expect(
+        storage.db.transaction().execute(async (tx) => {
+          await sql`insert into trips values (${1})`.execute(tx);
+        }),
+      ).rejects.toMatchObject({ code: '23505' });
+      await expect(
+        storage.db.transaction().execute(async (tx) => {
+          await sql`insert into trips values (${2})`.execute(tx);
+          await sql`insert into trips values (${1})`.execute(tx);
+        }),
+      ).rejects.toMatchObject({ code: '23505' });
+      const rows = await sql<{ id: number }>`select id from trips order by id`.execute(storage.db);
+      expect(rows.rows).toEqual([{ id: 1 }]);
+      // A transaction whose first statement has no parameters sends BEGIN on its own first.
+      await storage.db.transaction().execute(async (tx) => {
+        await sql`insert into trips values (3)`.execute(tx);
+        const inside = await sql<{ n: string }>`select count(*)::int as n from trips where id > ${0}`.execute(tx);
+        expect(inside.rows).toEqual([{ n: 2 }]);
+      });
+      // A transaction that ran nothing sends nothing.
+      const trips = countingRoundTrips();
+      try {
+        await storage.db.transaction().execute(async () => undefined);
+        expect(trips.sent).toEqual([]);
+      } finally {
+        trips.restore();
+      }
+      const status = await sql<{ s: string }>`select pg_current_xact_id_if_assigned()::text as s`.execute(storage.db);
+      expect(status.rows).toEqual([{ s: null }]);
+    } finally {
+      await storage.close();
+    }
+  });
+});
