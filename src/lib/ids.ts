@@ -20,6 +20,9 @@ export const ID_PREFIX = {
   staff: 'stf',
   change: 'chg',
   email: 'eml',
+  webhook: 'wh',
+  webhook_event: 'whe',
+  webhook_delivery: 'whd',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -7,6 +7,7 @@ import * as consoleTables from './005-console.ts';
 import * as membershipReads from './006-membership-reads.ts';
 import * as membershipCounts from './007-membership-counts.ts';
 import * as membershipCountSwitch from './010-membership-count-switch.ts';
+import * as webhooks from './011-webhooks.ts';
 
 /** Migrations are listed here (not read from disk) so they run the same under tsx and tests. */
 export const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ export const migrations: Record<string, Migration> = {
   '006-membership-reads': membershipReads,
   '007-membership-counts': membershipCounts,
   '010-membership-count-switch': membershipCountSwitch,
+  '011-webhooks': webhooks,
 };
 
 export const migrationProvider: MigrationProvider = {
