@@ -166,6 +166,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     clock,
     limits: limitStore,
     smtp: config.smtpUrl !== null,
+    webhooks: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate },
   });
   app.addHook('onClose', async () => keys.stop());
   return { app, keys, limitStore };

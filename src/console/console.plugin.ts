@@ -1,3 +1,4 @@
+import type { WebhookPolicy } from '../resources/webhooks/webhook.service.ts';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
@@ -12,6 +13,7 @@ import { resolveSession, type StaffSession } from '../resources/staff/session.se
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
 import { keyRoutes } from './routes/key.routes.ts';
 import { keysRoutes } from './routes/keys.routes.ts';
+import { webhooksRoutes } from './routes/webhooks.routes.ts';
 import { accountRoutes } from './routes/account.routes.ts';
 import { CSRF_COOKIE, CSRF_COOKIE_OPTIONS, SESSION_COOKIE, csrfUserInfo, pageContext, render } from './render.ts';
 import { errorPage } from './views/sign-in.view.ts';
@@ -29,6 +31,8 @@ export interface ConsoleOptions {
   limits: LimitStore;
   /** Whether emails go to an SMTP server (else they wait in the outbox). */
   smtp: boolean;
+  /** WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE, for the endpoints made here. */
+  webhooks: WebhookPolicy;
 }
 
 /**
@@ -105,10 +109,12 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     clock: options.clock,
     limits: options.limits,
     smtp: options.smtp,
+    webhooks: options.webhooks,
   };
   await app.register(accountRoutes, routeOptions);
   await app.register(keysRoutes, routeOptions);
   await app.register(keyRoutes, routeOptions);
+  await app.register(webhooksRoutes, routeOptions);
 }
 
 /** Anything that went wrong, as a page: a person's mistake says what to do; ours says nothing of internals. */

@@ -18,6 +18,7 @@ function nav(ctx: PageContext): SafeHtml | null {
   return html`<nav aria-label="Console">
       <ul>
         ${managed && html`<li><a href="/console/keys">API keys</a></li>`}
+        ${managed && html`<li><a href="/console/webhooks">Webhooks</a></li>`}
         ${managed && html`<li><a href="/console/notifications">Notifications</a></li>`}
         <li><a href="/console/password">Password</a></li>
       </ul>
