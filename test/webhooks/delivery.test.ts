@@ -8,6 +8,7 @@ import {
   resendDelivery,
   sendTestEvent,
 } from '../../src/resources/webhooks/webhook.service.ts';
+import { addStaff } from '../../src/resources/workspaces/workspace.service.ts';
 import { makeTestApp, type TestApp, type TestKey } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 import { createCustomer, del, get, makeList, makeTag, patch, post } from '../helpers/writes.ts';
@@ -303,5 +304,41 @@ describe.each(ENGINES)('webhook delivery on %s', (engine) => {
     const before = (await t.storage.db.selectFrom('webhook_events').select('id').execute()).length;
     await createCustomer(t, t.keys.test as TestKey);
     expect((await t.storage.db.selectFrom('webhook_events').select('id').execute()).length).toBe(before);
+  });
+
+  it('an endpoint whose every delivery failed for 3 days is disabled and its key managers are emailed', async () => {
+    await addStaff(t.storage, t.clock.fn, {
+      workspaceId: t.workspaceId,
+      email: `km-${engine}@example.com`,
+      name: 'Kim',
+      role: 'key_manager',
+    });
+    const { endpoint: e } = await endpoint('test');
+    receiver.answer = () => ({ status: 500 });
+    const w = worker({ schedule: [86_400, 86_400, 86_400, 86_400] });
+    await createCustomer(t, t.keys.test);
+    await w.drain();
+    for (let day = 1; day <= 3; day++) {
+      t.clock.now += 86_400_000;
+      await w.drain();
+    }
+    const row = await t.storage.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', e.id)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe('disabled');
+    const mail = await t.storage.db
+      .selectFrom('outbox')
+      .selectAll()
+      .where('recipient', '=', `km-${engine}@example.com`)
+      .execute();
+    expect(mail).toHaveLength(1);
+    expect(mail[0]!.subject).toContain('disabled');
+    // A disabled endpoint's pending delivery waits: nothing more is attempted.
+    const attempts = receiver.received.length;
+    t.clock.now += 86_400_000;
+    await w.drain();
+    expect(receiver.received).toHaveLength(attempts);
   });
 });
