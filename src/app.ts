@@ -158,7 +158,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     writes: () => deps.storage.writeHealth(),
     draining: deps.draining,
   });
-  await app.register(resourceRoutes, { db: deps.storage.db, json: deps.storage.engine.json });
+  await app.register(resourceRoutes, { db: deps.storage.db });
   // The developer settings: its own scope, so its headers, cookies and forms stay off the API.
   await app.register(consolePlugin, {
     prefix: '/console',

@@ -53,6 +53,15 @@ dl.facts dd { margin: 0; }
 pre.fields { margin: 0; white-space: pre-wrap; font-size: .85rem; }
 .secret-row { display: flex; gap: .5rem; align-items: center; max-width: 48rem; }
 .secret-row input { max-width: none; }
+figure { margin: 1rem 0; }
+figcaption { color: var(--muted); font-size: .9rem; }
+svg.chart { display: block; max-width: 48rem; height: auto; }
+.chart-axis { stroke: var(--muted); stroke-width: 1; }
+.chart-grid { stroke: var(--line); stroke-width: 1; }
+.chart-bar { fill: var(--accent); }
+.chart-flagged { fill: var(--bad); }
+.chart-threshold { fill: none; stroke: var(--bad); stroke-width: 2; stroke-dasharray: 6 4; }
+.chart-label { fill: var(--muted); font-size: 11px; }
 `;
 
 /** The Copy button next to a new key's secret; without script the field is still selectable. */

@@ -174,6 +174,18 @@ export interface KeyActivityHourTable {
   requests: number;
 }
 
+/** What one hourly check saw of one key (013-key-activity-checks). */
+export interface KeyActivityCheckTable {
+  key_id: string;
+  hour_start: number;
+  workspace_id: string;
+  requests: number;
+  request_threshold: number | null;
+  customers_sent: number;
+  customer_threshold: number | null;
+  verdict: 'requests' | 'customers' | null;
+}
+
 /** When a customer was last sent to a live key. */
 export interface KeyCustomerReadTable {
   key_id: string;
@@ -334,6 +346,7 @@ export interface Database {
   limit_counters: LimitCounterTable;
   key_activity_hours: KeyActivityHourTable;
   key_customer_reads: KeyCustomerReadTable;
+  key_activity_checks: KeyActivityCheckTable;
   outbox: OutboxTable;
   console_sessions: ConsoleSessionTable;
   console_sign_in_failures: ConsoleSignInFailureTable;

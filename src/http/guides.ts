@@ -8,6 +8,7 @@ import {
   MAX_KEYS_PER_WORKSPACE,
 } from '../resources/keys/key.model.ts';
 import { CURRENT_VERSION } from './request-context.ts';
+import { webhooksGuide } from './webhooks-guide.ts';
 
 /**
  * The guides an integrator reads before the reference: the OpenAPI document's
@@ -32,6 +33,7 @@ export const GUIDE_TITLES = [
   'Concurrency',
   'Errors',
   'Limits',
+  'Webhooks',
 ] as const;
 
 export function guides(baseUrl: string): string {
@@ -161,5 +163,6 @@ Live keys are checked every hour, and a key is **paused** when either holds:
 A key's first 24 hours are its first sync and are not held against it: walk every customer then. A paused key gets 403 \`key_paused\` on every request until a person who manages keys resumes it in the developer settings (they are emailed, with the reason); retrying does not help.
 
 **Do not re-walk every customer to find the deleted ones.** On a live key past its first day, a full walk of the customers is more than half of them in 24 hours, and pauses the key. Sync with \`updated_since\` instead (see Pagination): keep the time each walk started and ask only for what changed since. To check one customer you hold, \`GET /customers/{id}\` answers 404 once it is deleted.
-`;
+
+${webhooksGuide()}`;
 }

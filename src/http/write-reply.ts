@@ -1,11 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiError, toProblem } from '../errors.ts';
+import { JsonText } from '../resources/json-text.model.ts';
 import type { StoredAnswer } from '../resources/writes/idempotency.model.ts';
 import type { WriteService } from '../resources/writes/write.pipeline.ts';
 import { customerIdsIn } from './activity.ts';
 import { actorOf } from './caller.ts';
+import { sendJsonText } from './json-text.ts';
 
-/** How a route shows a write's value: the body, and headers such as the ETag. */
+/** How a route shows a write's value: the body (a value, or JSON text sent as it is), and headers such as the ETag. */
 export interface Presented {
   body: unknown;
   headers?: Record<string, string>;
@@ -37,11 +39,10 @@ export async function answerWrite<I, T>(
   const claim = request.idempotency;
   if (!claim) {
     const { body, headers } = route.present(await writes.run(actor, route.service, route.input));
+    reply.code(route.status).headers(headers ?? {});
+    if (body instanceof JsonText) return sendJsonText(request, reply, body);
     request.sentCustomerIds = customerIdsIn(body);
-    return reply
-      .code(route.status)
-      .headers(headers ?? {})
-      .send(body);
+    return reply.send(body);
   }
   // The route's own serialiser for this status, taken out here so the pipeline gets a plain function.
   const serialize = reply.getSerializationFunction(String(route.status)) ?? JSON.stringify;
@@ -49,8 +50,9 @@ export async function answerWrite<I, T>(
     claim,
     answer: (value): StoredAnswer => {
       const { body, headers } = route.present(value);
-      request.sentCustomerIds = customerIdsIn(body);
-      return { status: route.status, contentType: JSON_TYPE, headers: headers ?? {}, body: serialize(body) };
+      const text = body instanceof JsonText ? body.text : serialize(body);
+      request.sentCustomerIds = body instanceof JsonText ? body.customerIds : customerIdsIn(body);
+      return { status: route.status, contentType: JSON_TYPE, headers: headers ?? {}, body: text };
     },
     refusal: (err: ApiError): StoredAnswer => ({
       status: err.status,

@@ -44,7 +44,7 @@ const LISTERS: Record<ObjectName, Lister> = {
   package: docs(packages),
   event: docs(events),
   customer: async (storage, actor, params) =>
-    JSON.parse((await listCustomers({ db: storage.db, json: storage.engine.json }, actor, params)).text) as Page<Rec>,
+    JSON.parse((await listCustomers(storage.db, actor, params)).text) as Page<Rec>,
   booking: docs(bookings),
   order: docs(orders),
   ticket: docs(tickets),

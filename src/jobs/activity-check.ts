@@ -3,13 +3,24 @@ import type { Writer } from '../db/write.ts';
 import { DAY_MS, type Clock } from '../lib/time.ts';
 import { findKeyById } from '../resources/keys/key.repo.ts';
 import { changeKeyStatus } from '../resources/keys/key.service.ts';
-import { judge, judgedHour, HISTORY_MS, type Rule } from './activity-rules.ts';
+import type { KeyActivityCheckTable } from '../db/schema.ts';
+import {
+  customerThreshold,
+  judge,
+  judgedHour,
+  HISTORY_MS,
+  requestThreshold,
+  type KeyActivity,
+  type Rule,
+  type Verdict,
+} from './activity-rules.ts';
 import {
   claimHour,
   customersSentSince,
   liveActiveKeys,
   liveCustomerCounts,
   purgeActivity,
+  recordChecks,
   requestsBetween,
   type CandidateKey,
 } from './activity.repo.ts';
@@ -61,20 +72,34 @@ async function judgeBatch(deps: ActivityCheckDeps, keys: CandidateKey[], now: nu
     requestsBetween(db, ids, hour.from, hour.to),
     requestsBetween(db, ids, hour.from - HISTORY_MS, hour.from),
   ]);
-  const paused: PausedKey[] = [];
+  const judged: { key: CandidateKey; verdict: Verdict }[] = [];
+  const seen: KeyActivityCheckTable[] = [];
   for (const key of keys) {
-    const verdict = judge(
-      {
-        createdAt: key.created_at,
-        resumedAt: key.resumed_at,
-        customersSent: customers.get(key.id) ?? 0,
-        workspaceLiveCustomers: workspaceCustomers.get(key.workspace_id) ?? 0,
-        lastHourRequests: lastHour.get(key.id) ?? 0,
-        historyRequests: history.get(key.id) ?? 0,
-      },
-      now,
-    );
-    if (!verdict) continue;
+    const activity: KeyActivity = {
+      createdAt: key.created_at,
+      resumedAt: key.resumed_at,
+      customersSent: customers.get(key.id) ?? 0,
+      workspaceLiveCustomers: workspaceCustomers.get(key.workspace_id) ?? 0,
+      lastHourRequests: lastHour.get(key.id) ?? 0,
+      historyRequests: history.get(key.id) ?? 0,
+    };
+    const verdict = judge(activity, now);
+    seen.push({
+      key_id: key.id,
+      hour_start: hour.from,
+      workspace_id: key.workspace_id,
+      requests: activity.lastHourRequests,
+      request_threshold: requestThreshold(activity, now),
+      customers_sent: activity.customersSent,
+      customer_threshold: customerThreshold(activity.workspaceLiveCustomers),
+      verdict: verdict?.rule ?? null,
+    });
+    if (verdict) judged.push({ key, verdict });
+  }
+  // What the check saw is kept for the key's page, the figure that paused a key among it.
+  await deps.store.write((tx) => recordChecks(tx, deps.engine, seen));
+  const paused: PausedKey[] = [];
+  for (const { key, verdict } of judged) {
     // Re-read: a person may have paused, resumed or revoked it while we were counting.
     const current = await findKeyById(db, key.id);
     if (current?.status !== 'active') continue;

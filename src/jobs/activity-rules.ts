@@ -44,9 +44,17 @@ export function historyHours(createdAt: number, judgedFrom: number): number {
   return Math.max(0, Math.round((judgedFrom - from) / HOUR_MS));
 }
 
+/**
+ * The most distinct customers 24 hours may send without a pause (more than half the
+ * workspace's live customers pauses), or null when the workspace is too small for the rule.
+ */
+export function customerThreshold(workspaceLiveCustomers: number): number | null {
+  return workspaceLiveCustomers < CUSTOMER_RULE_MIN_WORKSPACE ? null : Math.floor(workspaceLiveCustomers / 2);
+}
+
 export function customerVerdict(a: KeyActivity): Verdict | null {
-  if (a.workspaceLiveCustomers < CUSTOMER_RULE_MIN_WORKSPACE) return null;
-  if (a.customersSent * 2 <= a.workspaceLiveCustomers) return null;
+  const threshold = customerThreshold(a.workspaceLiveCustomers);
+  if (threshold === null || a.customersSent <= threshold) return null;
   return {
     rule: 'customers',
     reason:
@@ -55,13 +63,29 @@ export function customerVerdict(a: KeyActivity): Verdict | null {
   };
 }
 
-export function requestVerdict(a: KeyActivity, now: number): Verdict | null {
+/** The judged hour's average over the hours before it, and how many hours that is. */
+function hourlyAverage(a: KeyActivity, judgedFrom: number): { average: number; hours: number } {
+  const hours = historyHours(a.createdAt, judgedFrom);
+  return { average: hours === 0 ? 0 : a.historyRequests / hours, hours };
+}
+
+/**
+ * The most requests the judged hour may hold without a pause: more than both the floor and
+ * 5 times the hourly average pauses. Null when the hour is exempt (the key's first sync, or
+ * before a person resumed it).
+ */
+export function requestThreshold(a: KeyActivity, now: number): number | null {
   const hour = judgedHour(now);
-  if (hour.from < a.createdAt + DAY_MS) return null; // the hour is part of the first sync
+  if (hour.from < a.createdAt + DAY_MS) return null;
   if (a.resumedAt !== null && a.resumedAt > hour.from) return null;
-  const hours = historyHours(a.createdAt, hour.from);
-  const average = hours === 0 ? 0 : a.historyRequests / hours;
-  if (a.lastHourRequests <= BURST_FLOOR || a.lastHourRequests <= BURST_FACTOR * average) return null;
+  return Math.floor(Math.max(BURST_FLOOR, BURST_FACTOR * hourlyAverage(a, hour.from).average));
+}
+
+export function requestVerdict(a: KeyActivity, now: number): Verdict | null {
+  const threshold = requestThreshold(a, now);
+  if (threshold === null || a.lastHourRequests <= threshold) return null;
+  const hour = judgedHour(now);
+  const { average, hours } = hourlyAverage(a, hour.from);
   return {
     rule: 'requests',
     reason:

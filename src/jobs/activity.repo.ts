@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Engine } from '../db/dialects/types.ts';
-import type { Db, KeyActivityHourTable, KeyCustomerReadTable, Tx } from '../db/schema.ts';
+import type { Db, KeyActivityCheckTable, KeyActivityHourTable, KeyCustomerReadTable, Tx } from '../db/schema.ts';
 import type { Writer } from '../db/write.ts';
 import { DAY_MS } from '../lib/time.ts';
 import { PreparedInsertMany } from '../db/prepared.ts';
@@ -135,6 +135,25 @@ export async function requestsBetween(
   return new Map(rows.map((r) => [r.key_id, Number(r.n)]));
 }
 
+/** Keeps what a check saw of each key; a second run for the same hour (the CLI's) replaces it. */
+export async function recordChecks(tx: Tx, engine: Engine, rows: KeyActivityCheckTable[]): Promise<void> {
+  for (const batch of chunks(rows, engine.maxInsertRows(8))) {
+    await tx
+      .insertInto('key_activity_checks')
+      .values(batch)
+      .onConflict((oc) =>
+        oc.columns(['key_id', 'hour_start']).doUpdateSet((eb) => ({
+          requests: eb.ref('excluded.requests'),
+          request_threshold: eb.ref('excluded.request_threshold'),
+          customers_sent: eb.ref('excluded.customers_sent'),
+          customer_threshold: eb.ref('excluded.customer_threshold'),
+          verdict: eb.ref('excluded.verdict'),
+        })),
+      )
+      .execute();
+  }
+}
+
 /**
  * One batch of customer sends older than `before`, picked by primary key through the
  * last_seen_at index (005): a key that synced a whole workspace goes `limit` rows at a time.
@@ -163,6 +182,12 @@ export async function purgeActivity(store: Writer, now: number, options?: { batc
   await store.write((tx) =>
     tx
       .deleteFrom('key_activity_hours')
+      .where('hour_start', '<', hourStart(now) - 8 * DAY_MS)
+      .execute(),
+  );
+  await store.write((tx) =>
+    tx
+      .deleteFrom('key_activity_checks')
       .where('hour_start', '<', hourStart(now) - 8 * DAY_MS)
       .execute(),
   );

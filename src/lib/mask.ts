@@ -5,7 +5,8 @@ export function maskEmail(email: string | null): string | null {
   if (email === null) return null;
   const at = email.lastIndexOf('@');
   if (at < 1) return '***';
-  return `${email[0]}***@${email.slice(at + 1)}`;
+  // The first character whole: half of a surrogate pair would be no character at all.
+  return `${String.fromCodePoint(email.codePointAt(0)!)}***@${email.slice(at + 1)}`;
 }
 
 export function maskPhone(phone: string | null): string | null {

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { JsonSql } from '../db/dialects/types.ts';
 import type { Db } from '../db/schema.ts';
 import { activityRoutes } from './activities/activity.routes.ts';
 import { bookingRoutes } from './bookings/booking.routes.ts';
@@ -16,7 +15,7 @@ import { ticketRoutes } from './tickets/ticket.routes.ts';
 import { venueRoutes } from './venues/venue.routes.ts';
 
 /** Every resource's routes, registered under the API root. */
-export async function resourceRoutes(app: FastifyInstance, options: { db: Db; json: JsonSql }) {
+export async function resourceRoutes(app: FastifyInstance, options: { db: Db }) {
   await app.register(keyRoutes);
   await app.register(venueRoutes, options);
   await app.register(customerReadRoutes, options);

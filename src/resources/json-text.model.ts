@@ -1,5 +1,5 @@
 /**
- * An answer already written as JSON (by the database, src/db/dialects JsonSql): the edge
+ * An answer already written as JSON (by the database, src/db/json-record.ts): the edge
  * sends the text as it is instead of serialising a value again. `customerIds` names the
  * customers in it, for the unusual-activity count (DECISIONS "Unusual activity"), which
  * would otherwise have to parse the text back.

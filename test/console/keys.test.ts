@@ -225,6 +225,27 @@ describe.each(ENGINES)('console keys on %s', (engine) => {
     expect(after).toMatch(/staff stf_/);
   });
 
+  it('the undo preview shows each field three ways, and links the customer as it is now', async () => {
+    const key = await t.makeKey({ name: 'Renamer', mode: 'live', access: 'read_write' });
+    const other = await t.makeKey({ name: 'Source', mode: 'live', access: 'read_write' });
+    const customer = await createCustomer(t, other, { first_name: 'Alan', last_name: 'Turing' });
+    t.clock.now += 1000;
+    await patch(t, key, customer.id, { last_name: 'Turing-Key', company: 'Bletchley' }, { 'if-match': '*' });
+    const preview = await owner.get(`/console/keys/${key.id}/undo`);
+    const text = textOf(preview.body);
+    // Field, what the key wrote, what is there now, what the undo would put back.
+    expect(text).toMatch(/customer\.update last_name "Turing-Key" "Turing-Key" "Turing"/);
+    expect(text).toContain('company "Bletchley" "Bletchley" null');
+    expect(preview.body).toContain(`href="/console/keys/${key.id}/customers/${customer.id}"`);
+
+    const now = textOf((await owner.get(`/console/keys/${key.id}/customers/${customer.id}`)).body);
+    expect(now).toContain('last_name "Turing-Key"');
+    expect(now).toContain('company "Bletchley"');
+    const missing = await owner.get(`/console/keys/${key.id}/customers/cus_doesnotexist`);
+    expect(missing.statusCode).toBe(200);
+    expect(textOf(missing.body)).toContain('No live customer cus_doesnotexist exists now');
+  });
+
   it('undo skips what someone else changed later, naming the customer and why', async () => {
     const key = await t.makeKey({ name: 'Editor', mode: 'live', access: 'read_write' });
     const other = await t.makeKey({ name: 'Other', mode: 'live', access: 'read_write' });

@@ -37,6 +37,19 @@ async function fillTheRest(t: TestApp): Promise<void> {
     .values({ subject: 'email:a@example.com', until: now + 900_000 })
     .execute();
   await db
+    .insertInto('key_activity_checks')
+    .values({
+      key_id: t.keys.live.id,
+      hour_start: now - (now % 3_600_000),
+      workspace_id: t.workspaceId,
+      requests: 3,
+      request_threshold: null,
+      customers_sent: 2,
+      customer_threshold: null,
+      verdict: null,
+    })
+    .execute();
+  await db
     .insertInto('outbox')
     .values({
       id: newId('email'),

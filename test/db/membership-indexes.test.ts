@@ -1,7 +1,7 @@
 import type { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../../src/db/schema.ts';
-import { findCustomerJson, pageCustomersJson } from '../../src/resources/customers/customer-json.repo.ts';
+import { pageCustomersJson, readCustomerJson } from '../../src/resources/customers/customer-json.repo.ts';
 import { freshStorage, type TestStorage } from '../helpers/storage.ts';
 
 /**
@@ -47,12 +47,10 @@ describe('membership look-ups of the customer reads (sqlite)', () => {
     return rows.rows.map((r) => r.detail);
   }
 
-  const scope = { workspaceId: 'wsp_plan', livemode: true } as never;
+  const scope = { workspaceId: 'wsp_plan', livemode: true, clock: () => Date.UTC(2026, 0, 1) };
 
   it('one customer: tags and lists each from a covering index', async () => {
-    const statement = await statementOf((db) =>
-      findCustomerJson({ db, json: storage.engine.json }, scope, 'cus_x', '2008-01-01'),
-    );
+    const statement = await statementOf((db) => readCustomerJson(db, scope, 'cus_x'));
     const details = await plan(statement);
     expect(details).toContainEqual(expect.stringMatching(/COVERING INDEX customer_tags_read/));
     expect(details).toContainEqual(expect.stringMatching(/COVERING INDEX customer_lists_read/));
@@ -60,12 +58,12 @@ describe('membership look-ups of the customer reads (sqlite)', () => {
 
   it('a page of customers: the same', async () => {
     const statement = await statementOf((db) =>
-      pageCustomersJson(
-        { db, json: storage.engine.json },
-        scope,
-        { email: undefined, updatedSince: null, after: { createdAt: 5, id: 'cus_y' }, take: 101 },
-        '2008-01-01',
-      ),
+      pageCustomersJson(db, scope, {
+        email: undefined,
+        updatedSince: null,
+        after: { createdAt: 5, id: 'cus_y' },
+        take: 101,
+      }),
     );
     const details = await plan(statement);
     expect(details).toContainEqual(expect.stringMatching(/COVERING INDEX customer_tags_read/));

@@ -8,8 +8,10 @@ import {
   createCustomer as create,
   deleteCustomer,
   updateCustomer,
+  type CustomerResult,
   type IfMatch,
 } from '../../src/resources/customers/customer.service.ts';
+import type { Customer } from '../../src/resources/customers/customer.schema.ts';
 import { changeMembership } from '../../src/resources/customers/membership.service.ts';
 import type { WritePipeline } from '../../src/resources/writes/write.pipeline.ts';
 import { addStaff, setWorkspaceLimit } from '../../src/resources/workspaces/workspace.service.ts';
@@ -142,13 +144,18 @@ export async function staffActor(t: TestApp, livemode: boolean): Promise<Actor> 
 
 /** The customer writes as `actor` makes them through the write pipeline (no HTTP): staff, an operator, a key. */
 export function writesAs(writes: WritePipeline, actor: Actor) {
+  // A write answers the customer's JSON text, as sent; the tests read it as a value.
+  const parsed = async (answer: Promise<CustomerResult>) => {
+    const { record, version } = await answer;
+    return { record: JSON.parse(record.text) as Customer, version };
+  };
   const membership = (kind: 'tag' | 'list', member: boolean) => (customerId: string, id: string) =>
-    writes.run(actor, changeMembership, { customerId, kind, id, member });
+    parsed(writes.run(actor, changeMembership, { customerId, kind, id, member }));
   return {
     actor,
-    create: (body: CreateCustomerBody) => writes.run(actor, create, body),
+    create: (body: CreateCustomerBody) => parsed(writes.run(actor, create, body)),
     update: (id: string, body: UpdateCustomerBody, ifMatch: IfMatch = null) =>
-      writes.run(actor, updateCustomer, { id, body, ifMatch }),
+      parsed(writes.run(actor, updateCustomer, { id, body, ifMatch })),
     delete: (id: string) => writes.run(actor, deleteCustomer, { id }),
     tag: membership('tag', true),
     untag: membership('tag', false),

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage } from '../../src/db/index.ts';
-import { migrationProvider } from '../../src/db/migrations/index.ts';
+import { migrationProvider, migrations } from '../../src/db/migrations/index.ts';
 import { systemClock } from '../../src/lib/time.ts';
 import { createKey } from '../../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
@@ -11,8 +11,11 @@ import { emptyPostgres, freshStorage, type TestStorage } from '../helpers/storag
 
 /** Version N+1: this build plus one migration, a test-only entry (its file says how). */
 const NEXT = ['test/helpers/next-version/venue-api.mjs'];
-const NEXT_MIGRATION = '008-next-version-note';
-const LAST_OF_N = '007-membership-counts';
+const NEXT_MIGRATION = '999-next-version-note';
+/** This build's migrations in order: the last is N's newest, the one before it "one behind". */
+const NAMES = Object.keys(migrations).sort();
+const LAST_OF_N = NAMES[NAMES.length - 1]!;
+const ONE_BEHIND = NAMES[NAMES.length - 2]!;
 
 const startNext = (env: Record<string, string>) =>
   startServer(env, 60_000, { entry: [...NEXT, 'serve', '--port', '0', '--host', '127.0.0.1'] });
@@ -128,7 +131,7 @@ describe('rolling out a new version on PostgreSQL', { timeout: 240_000 }, () => 
       // 3. Roll back: a fresh N starts on the newer schema, saying in its log what it ignores.
       const n2 = await startServer(env, 60_000);
       servers.push(n2);
-      expect(n2.output()).toMatch(/"unknown":\["008-next-version-note"\].*does not know/);
+      expect(n2.output()).toMatch(/"unknown":\["999-next-version-note"\].*does not know/);
       expect(await ready(n2)).toBe(200);
       balancer.push(n2);
       await retire(next);
@@ -173,19 +176,17 @@ describe('a server with MIGRATE=off', { timeout: 180_000 }, () => {
     const db = await emptyPostgres();
     dbs.push(db);
     const behind = await openStorage(db.url);
-    await new Migrator({ db: behind.db, provider: migrationProvider }).migrateTo('006-membership-reads');
+    await new Migrator({ db: behind.db, provider: migrationProvider }).migrateTo(ONE_BEHIND);
     await behind.close();
 
     const env = { DATABASE_URL: db.url, DEMO: 'off', MIGRATE: 'off' };
     const server = await startServer(env, 60_000);
     servers.push(server);
-    expect(server.output()).toMatch(
-      /not ready: the database lacks migrations this version needs \(007-membership-counts\)/,
-    );
+    expect(server.output()).toContain(`not ready: the database lacks migrations this version needs (${LAST_OF_N})`);
     const before = await fetch(`${server.url}/ready`);
     expect(before.status).toBe(503);
     expect(((await before.json()) as { detail: string }).detail).toMatch(
-      /007-membership-counts.*run venue-api migrate/,
+      new RegExp(`${LAST_OF_N}.*run venue-api migrate`),
     );
     // Any other command refuses too, rather than migrating by the way.
     const keys = await runCliProcess(['keys', 'list', '--workspace', 'wsp_x', '--json'], env);
@@ -194,7 +195,7 @@ describe('a server with MIGRATE=off', { timeout: 180_000 }, () => {
 
     const migrated = await runCliProcess(['migrate', '--json'], env, 60_000);
     expect(migrated.code, migrated.stderr).toBe(0);
-    expect(JSON.parse(migrated.stdout)).toMatchObject({ applied: ['007-membership-counts'] });
+    expect(JSON.parse(migrated.stdout)).toMatchObject({ applied: [LAST_OF_N] });
     expect((await fetch(`${server.url}/ready`)).status).toBe(200);
   });
 

@@ -6,3 +6,11 @@ export { quoteIfMatch, type ApiResponse, type Query, type RequestOptions } from 
 export { SERVICE_VERSION } from './generated/version.ts';
 export type * from './types.ts';
 export type { components, operations, paths } from './generated/openapi.ts';
+export {
+  verifyWebhook,
+  WebhookVerificationError,
+  type VerifyWebhookOptions,
+  type WebhookHeaders,
+  type WebhookVerificationReason,
+} from './webhooks.ts';
+export type * from './webhook-events.ts';

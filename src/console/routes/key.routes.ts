@@ -2,10 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.ts';
 import { keyHistory } from '../../resources/changes/key-history.service.ts';
 import { undoKeyChangesInDetail } from '../../resources/changes/undo.service.ts';
+import { personActor } from '../../resources/actor.model.ts';
+import { getCustomer } from '../../resources/customers/customer-read.service.ts';
+import { keyUsage } from '../../resources/keys/key-usage.service.ts';
 import { changeWorkspaceKeyStatus, getWorkspaceKey } from '../../resources/keys/key.service.ts';
 import type { ConsoleOptions } from '../console.plugin.ts';
 import { formText, managesKeys, pageContext, pageNumber, render } from '../render.ts';
 import { usageOf } from '../usage.ts';
+import { customerPage } from '../views/customer.view.ts';
 import { confirmPage, keyPage } from '../views/key.view.ts';
 import { undoPreviewPage, undoResultPage } from '../views/undo.view.ts';
 
@@ -19,8 +23,9 @@ export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }
   app.get<KeyParams>('/keys/:id', { preHandler: managesKeys }, async (request, reply) => {
     const key = await getWorkspaceKey(db, request.staff!.workspaceId, request.params.id);
     const now = clock();
-    const [usage, history] = await Promise.all([
+    const [usage, activity, history] = await Promise.all([
       usageOf(limits, key, now),
+      keyUsage(db, key, now),
       keyHistory(db, key.id, pageNumber(request)),
     ]);
     const done = (request.query as Record<string, unknown>).done;
@@ -30,6 +35,7 @@ export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }
       keyPage(pageContext(request, reply), {
         key,
         usage,
+        activity,
         history,
         now,
         ...(typeof done === 'string' ? { done } : {}),
@@ -64,6 +70,29 @@ export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }
       return reply.redirect(`/console/keys/${request.params.id}?done=${move}`, 303);
     });
   }
+
+  // A customer the key changed, as it is now, in the key's mode (the change log and the undo link here).
+  app.get<{ Params: { id: string; customer: string } }>(
+    '/keys/:id/customers/:customer',
+    { preHandler: managesKeys },
+    async (request, reply) => {
+      const staff = request.staff!;
+      const key = await getWorkspaceKey(db, staff.workspaceId, request.params.id);
+      const actor = personActor(
+        'staff',
+        staff.staffId,
+        { workspaceId: staff.workspaceId, livemode: key.mode === 'live' },
+        clock,
+      );
+      let record: Record<string, unknown> | null = null;
+      try {
+        record = JSON.parse((await getCustomer(db, actor, request.params.customer)).record.text);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.code !== 'not_found') throw err;
+      }
+      return render(reply, 200, customerPage(pageContext(request, reply), key, request.params.customer, record));
+    },
+  );
 
   app.get<KeyParams>('/keys/:id/undo', { preHandler: managesKeys }, async (request, reply) => {
     const staff = request.staff!;

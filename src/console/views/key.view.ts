@@ -1,10 +1,12 @@
 import type { Change, FieldMap } from '../../resources/changes/change-log.repo.ts';
 import type { KeyHistoryPage } from '../../resources/changes/key-history.service.ts';
+import type { KeyUsage } from '../../resources/keys/key-usage.service.ts';
 import type { KeyRecord } from '../../resources/keys/key.repo.ts';
 import { keyState } from '../../resources/keys/key.service.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page, when, type PageContext } from './layout.ts';
 import { ACCESS_LABEL, MODE_LABEL, statusText } from './keys.view.ts';
+import { usageSection } from './usage.view.ts';
 
 export interface UsageRow {
   name: string;
@@ -38,7 +40,7 @@ function logTable(keyId: string, history: KeyHistoryPage) {
         (c) => html`<tr>
           <td>${when(c.at)}</td>
           <td>${c.action}${c.reverts && html` (undo)`}${c.undo_outcome && html` <span class="hint">undo: ${c.undo_outcome}</span>`}</td>
-          <td><code>${c.object_id}</code></td>
+          <td><a href="/console/keys/${keyId}/customers/${c.object_id}"><code>${c.object_id}</code></a></td>
           <td>${fields(c.before)}</td>
           <td>${fields(c.after)}</td>
           <td>${who(c)}</td>
@@ -54,6 +56,7 @@ export function keyPage(
   view: {
     key: KeyRecord;
     usage: UsageRow[];
+    activity: KeyUsage;
     history: KeyHistoryPage;
     now: number;
     done?: string;
@@ -91,6 +94,7 @@ export function keyPage(
       ${key.status === 'paused' && action('resume', 'Resume')}
       ${key.status !== 'revoked' && action('revoke', 'Revoke', true)}
     </div>
+    ${usageSection(view.activity)}
     <h2>Limits and today's use</h2>
     <table>
       <thead><tr><th scope="col">Limit</th><th scope="col">Allowed</th><th scope="col">Used today (UTC)</th></tr></thead>

@@ -4,16 +4,28 @@ import type { KeyRecord } from '../../resources/keys/key.repo.ts';
 import { html } from '../html.ts';
 import { csrfField, notice, page, type PageContext } from './layout.ts';
 
-function tables(report: DetailedUndoReport, verb: string) {
+/** A field's value as JSON, so text, numbers, null and lists read unambiguously. */
+function shown(value: unknown) {
+  return html`<code>${value === undefined ? '—' : JSON.stringify(value)}</code>`;
+}
+
+function tables(key: KeyRecord, report: DetailedUndoReport, verb: string) {
   return html`<h2>${verb} (${report.reverts.length})</h2>
     ${
       report.reverts.length === 0
         ? html`<p>Nothing.</p>`
         : html`<table>
-      <thead><tr><th scope="col">Customer</th><th scope="col">Change</th><th scope="col">Action</th><th scope="col">Fields put back</th></tr></thead>
-      <tbody>${report.reverts.map(
-        (r) =>
-          html`<tr><td><code>${r.customer}</code></td><td><code>${r.change}</code></td><td>${r.action}</td><td>${r.fields.join(', ')}</td></tr>`,
+      <thead><tr><th scope="col">Customer</th><th scope="col">Change</th><th scope="col">Action</th><th scope="col">Field</th>
+        <th scope="col">The key wrote</th><th scope="col">There now</th><th scope="col">${verb === 'Reverted' ? 'Put back' : 'Undo puts back'}</th></tr></thead>
+      <tbody>${report.reverts.flatMap((r) =>
+        r.values.map(
+          (v, i) =>
+            html`<tr>${
+              i === 0
+                ? html`<td rowspan="${r.values.length}"><a href="/console/keys/${key.id}/customers/${r.customer}"><code>${r.customer}</code></a></td><td rowspan="${r.values.length}"><code>${r.change}</code></td><td rowspan="${r.values.length}">${r.action}</td>`
+                : null
+            }<th scope="row">${v.field}</th><td>${shown(v.wrote)}</td><td>${shown(v.now)}</td><td>${shown(v.back)}</td></tr>`,
+        ),
       )}</tbody></table>`
     }
     <h2>Skipped (${report.skipped.length})</h2>
@@ -36,7 +48,7 @@ export function undoPreviewPage(ctx: PageContext, key: KeyRecord, report: Detail
     `Undo the changes of “${key.name}”`,
     html`<p>The preview below is what an undo would do now, newest change first. An undo never reverts an edit
       made after the key's change; those are skipped, with the reason.</p>
-    ${nothing ? html`<p>This key has no changes left to undo.</p>` : tables(report, 'Would revert')}
+    ${nothing ? html`<p>This key has no changes left to undo.</p>` : tables(key, report, 'Would revert')}
     ${
       !nothing &&
       html`<form method="post" action="/console/keys/${key.id}/undo">
@@ -53,7 +65,7 @@ export function undoResultPage(ctx: PageContext, key: KeyRecord, report: Detaile
     ctx,
     `Undone: the changes of “${key.name}”`,
     html`${notice('ok', `Reverted ${report.reverted} change(s); skipped ${report.skipped.length}. The undo is in the key's change log.`)}
-    ${tables(report, 'Reverted')}
+    ${tables(key, report, 'Reverted')}
     <p><a href="/console/keys/${key.id}#log">Back to the key's page</a></p>`,
   );
 }

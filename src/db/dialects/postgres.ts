@@ -9,7 +9,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { DatabaseUnavailable, unavailableReason, type UnavailableReason } from '../unavailable.ts';
-import type { Engine, JsonSql } from './types.ts';
+import type { Engine } from './types.ts';
 
 // int8 (bigint) columns hold millisecond instants, well inside the safe-integer range.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -17,19 +17,6 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 function lockKey(name: string): bigint {
   return createHash('sha256').update(name).digest().readBigInt64BE(0);
 }
-
-/**
- * PostgreSQL's json (not jsonb, which reorders keys) constructors. to_timestamp keeps
- * microseconds, so the milliseconds of a millisecond instant come through exactly.
- */
-const postgresJson: JsonSql = {
-  object: (pairs) => sql`json_build_object(${sql.join(pairs.flatMap(([k, v]) => [sql.lit(k), v]))})`,
-  bool: (condition) => sql`(${condition})`,
-  instant: (ms) =>
-    sql<string | null>`to_char(to_timestamp(${ms} / 1000.0) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
-  arrayAgg: (value, orderBy) => sql`coalesce(json_agg(${value} order by ${sql.join(orderBy)}), '[]'::json)`,
-  emptyArray: () => sql`'[]'::json`,
-};
 
 export interface PostgresOptions {
   /** Clients in the pool. */
@@ -328,6 +315,5 @@ export function createPostgresEngine(url: string, options: PostgresOptions = {})
       }
     },
     greatest: (a, b) => sql`greatest(${a}, ${b})`,
-    json: postgresJson,
   };
 }

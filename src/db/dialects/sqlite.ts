@@ -4,7 +4,8 @@ import SQLite from 'better-sqlite3';
 import { sql, type SqliteDatabase } from 'kysely';
 import { BACKSTOP_PAGES, BackgroundCheckpointer, SQLITE_DEFAULT_PAGES } from './sqlite-checkpointer.ts';
 import { GroupCommitDialect, GroupCommitDriver } from './sqlite-group-commit.ts';
-import type { Engine, JsonSql } from './types.ts';
+import { registerContactMasks } from '../contact-mask.ts';
+import type { Engine } from './types.ts';
 
 /** `./data/venue.sqlite`, `sqlite:PATH`, or `:memory:`. */
 export function sqlitePath(url: string): string {
@@ -33,19 +34,6 @@ function withStatementCache(database: SQLite.Database, max = 500): SqliteDatabas
     },
   };
 }
-
-/**
- * SQLite's JSON1 functions. A value built by json_object or json() keeps JSON's subtype, so it
- * nests as JSON, not as a string. strftime's %f counts whole milliseconds from the real
- * seconds (rounded, as julian-day milliseconds are integers), which matches toISOString.
- */
-const sqliteJson: JsonSql = {
-  object: (pairs) => sql`json_object(${sql.join(pairs.flatMap(([k, v]) => [sql.lit(k), v]))})`,
-  bool: (condition) => sql`json(case when ${condition} then 'true' else 'false' end)`,
-  instant: (ms) => sql<string | null>`strftime('%Y-%m-%dT%H:%M:%fZ', ${ms} / 1000.0, 'unixepoch')`,
-  arrayAgg: (value, orderBy) => sql`json_group_array(${value} order by ${sql.join(orderBy)})`,
-  emptyArray: () => sql`json('[]')`,
-};
 
 /**
  * The server's wait for another process's write lock (the CLI's seed, import or undo, or the
@@ -91,6 +79,8 @@ export function createSqliteEngine(url: string, options: SqliteOptions = {}): En
   } catch {
     // Statistics are an optimisation; the hourly refresh tries again.
   }
+  // The customer reads mask a contacts-masked key's emails and phones in the statement.
+  registerContactMasks(database);
   let checkpointer: BackgroundCheckpointer | null = null;
   if (options.backgroundCheckpoint && path !== ':memory:' && path !== '') {
     checkpointer = new BackgroundCheckpointer(path, () => {
@@ -116,6 +106,5 @@ export function createSqliteEngine(url: string, options: SqliteOptions = {}): En
       await sql`pragma optimize`.execute(db);
     },
     greatest: (a, b) => sql`max(${a}, ${b})`,
-    json: sqliteJson,
   };
 }

@@ -1,4 +1,4 @@
-import type { Dialect, Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
+import type { Dialect, Expression, Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../schema.ts';
 
 /** What differs between the engines lives behind this interface, one file per engine. */
@@ -43,24 +43,4 @@ export interface Engine {
    * scalar function), PostgreSQL `greatest(a, b)`.
    */
   greatest<T extends number>(a: Expression<T>, b: Expression<T>): RawBuilder<T>;
-  /** Building a record's JSON in the statement itself (src/resources/customers/customer-json.repo.ts). */
-  readonly json: JsonSql;
-}
-
-/**
- * JSON built by the database, so a read returns one string per record instead of a row of
- * columns to map and serialise again. The two engines spell the same functions differently.
- * The JSON column comes back as text on SQLite and parsed by the driver on PostgreSQL.
- */
-export interface JsonSql {
-  /** `{"k": v, …}` in the order given; a nested object or array value stays JSON. */
-  object(pairs: readonly (readonly [string, Expression<unknown>])[]): RawBuilder<unknown>;
-  /** JSON true or false. */
-  bool(condition: Expression<SqlBool>): RawBuilder<unknown>;
-  /** Epoch milliseconds as ISO 8601 with milliseconds and Z, exactly as toInstant; null stays null. */
-  instant(ms: Expression<number | null>): RawBuilder<string | null>;
-  /** An aggregate: the values of the group as a JSON array in that order, `[]` for none. */
-  arrayAgg(value: Expression<unknown>, orderBy: readonly Expression<unknown>[]): RawBuilder<unknown>;
-  /** `[]`, as JSON (it nests as an array, not a string). */
-  emptyArray(): RawBuilder<unknown>;
 }

@@ -8,6 +8,7 @@ import * as membershipReads from './006-membership-reads.ts';
 import * as membershipCounts from './007-membership-counts.ts';
 import * as membershipCountSwitch from './010-membership-count-switch.ts';
 import * as webhooks from './011-webhooks.ts';
+import * as keyActivityChecks from './013-key-activity-checks.ts';
 
 /** Migrations are listed here (not read from disk) so they run the same under tsx and tests. */
 export const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ export const migrations: Record<string, Migration> = {
   '007-membership-counts': membershipCounts,
   '010-membership-count-switch': membershipCountSwitch,
   '011-webhooks': webhooks,
+  '013-key-activity-checks': keyActivityChecks,
 };
 
 export const migrationProvider: MigrationProvider = {

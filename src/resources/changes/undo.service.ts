@@ -32,12 +32,21 @@ export interface UndoReport {
   skipped: Skip[];
 }
 
+/** One field of a revert: what the key wrote, what is there now, what the undo puts back. */
+export interface RevertValue {
+  field: string;
+  wrote: unknown;
+  now: unknown;
+  back: unknown;
+}
+
 /** One change an undo reverts (or would): which, to whom, and the fields it puts back. */
 export interface RevertLine {
   change: string;
   action: string;
   customer: string;
   fields: string[];
+  values: RevertValue[];
 }
 
 export interface DetailedUndoReport extends UndoReport {
@@ -165,6 +174,12 @@ export async function undoKeyChangesInDetail(
         action: op.change.action,
         customer: customerId,
         fields: Object.keys(op.after),
+        values: Object.keys(op.after).map((field) => ({
+          field,
+          wrote: op.change.after?.[field] ?? null,
+          now: op.before[field] ?? null,
+          back: op.after[field] ?? null,
+        })),
       });
   }
   return report;

@@ -1,16 +1,20 @@
-import { sql, type Expression } from 'kysely';
-import type { JsonSql } from '../../db/dialects/types.ts';
+import type { TObject } from '@sinclair/typebox';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { maskedEmail, maskedPhone } from '../../db/contact-mask.ts';
+import { JsonArray, jsonDialectOf, jsonRecordText, type RecordSource } from '../../db/json-record.ts';
 import { type Param, PreparedQuery } from '../../db/prepared.ts';
 import type { Queryable } from '../../db/schema.ts';
 import type { CursorPosition } from '../../lib/cursor.ts';
+import type { Clock } from '../../lib/time.ts';
 import type { Scope } from '../actor.model.ts';
 import { pageSteps } from '../paging.repo.ts';
+import { adultCutoff } from './customer-record.model.ts';
+import { Customer } from './customer.schema.ts';
 
 /**
- * The customer reads of the API, answered as JSON the database builds: one statement per
- * read, one string per customer, byte for byte what toCustomer and the response schema make
- * (test/customers/customer-json.test.ts holds them to it). Mapping 27 columns into an
- * object and serialising it again was most of a read's CPU.
+ * Every customer the API sends, read or write answer, as JSON the database builds from the
+ * Customer schema (db/json-record.ts): one statement per read, one string per customer.
+ * A write answers by running the same read inside its transaction.
  *
  * `adult` needs today: a customer with a date of birth is an adult when that date is on or
  * before `adultCutoff` (customer-record.model.ts).
@@ -19,99 +23,110 @@ export interface CustomerJsonRow {
   id: string;
   created_at: number;
   version: number;
-  /** The record's JSON text (PostgreSQL's driver hands it over parsed; see recordText). */
+  /** The record's JSON text. */
   record: string;
 }
 
-/** Where the reads run, and how that engine spells JSON. */
-export interface JsonReader {
-  db: Queryable;
-  json: JsonSql;
+/** Who reads: the scope, today (for `adult`), and whether the key sees contacts masked. */
+export interface CustomerReader extends Scope {
+  clock: Clock;
+}
+
+export interface CustomerView {
+  /** DECISIONS "Keys": emails and phones masked for a contacts-masked key. */
+  masked: boolean;
 }
 
 const col = <T = unknown>(name: string) => sql.ref<T>(`customers.${name}`);
+const is1 = (name: string) => sql<SqlBool>`${col(name)} = 1`;
 
-function customerRecord(json: JsonSql, db: Queryable, param: Param<ReadParams>): Expression<unknown> {
-  const tags = db
-    .selectFrom('customer_tags as ct')
-    .innerJoin('tags as t', 't.id', 'ct.tag_id')
-    .select(
-      json
-        .arrayAgg(
-          json.object([
-            ['id', sql.ref('ct.tag_id')],
-            ['name', sql.ref('t.name')],
-            ['added_at', json.instant(sql.ref('ct.added_at'))],
-          ]),
-          // Oldest first; an unknown added_at (imported) first on both engines.
-          [sql`${sql.ref('ct.added_at')} asc nulls first`, sql.ref('ct.tag_id')],
-        )
-        .as('tags'),
-    )
-    .where(sql<boolean>`${sql.ref('ct.workspace_id')} = ${col('workspace_id')}`)
-    .where(sql<boolean>`${sql.ref('ct.customer_id')} = ${col('id')}`);
-  const lists = db
-    .selectFrom('customer_lists as cl')
-    .innerJoin('lists as l', 'l.id', 'cl.list_id')
-    .select(
-      json
-        .arrayAgg(
-          json.object([
-            ['id', sql.ref('cl.list_id')],
-            ['name', sql.ref('l.name')],
-            ['status', sql.ref('cl.status')],
-            ['added_at', json.instant(sql.ref('cl.added_at'))],
-            ['unsubscribed_at', json.instant(sql.ref('cl.unsubscribed_at'))],
-          ]),
-          [sql`${sql.ref('cl.added_at')} asc nulls first`, sql.ref('cl.list_id')],
-        )
-        .as('lists'),
-    )
-    .where(sql<boolean>`${sql.ref('cl.workspace_id')} = ${col('workspace_id')}`)
-    .where(sql<boolean>`${sql.ref('cl.customer_id')} = ${col('id')}`);
-  const dateOfBirth = col('date_of_birth');
-  return json.object([
-    ['id', col('id')],
-    ['object', sql.lit('customer')],
-    ['first_name', col('first_name')],
-    ['last_name', col('last_name')],
-    ['nickname', col('nickname')],
-    ['email', col('email')],
-    ['phone', col('phone')],
-    ['date_of_birth', dateOfBirth],
-    ['company', col('company')],
-    [
-      'address',
-      json.object([
-        ['line1', col('address_line1')],
-        ['line2', col('address_line2')],
-        ['suburb', col('address_suburb')],
-        ['state', col('address_state')],
-        ['postcode', col('address_postcode')],
-        ['country', col('address_country')],
-      ]),
-    ],
-    [
-      'adult',
-      sql`case when ${dateOfBirth} is not null then ${json.bool(sql`${dateOfBirth} <= ${param('adultCutoff')}`)}
-        when ${col('adult')} is null then null else ${json.bool(sql`${col('adult')} = 1`)} end`,
-    ],
-    ['marketing_consent', json.bool(sql`${col('marketing_consent')} = 1`)],
-    [
-      'membership',
-      json.object([
-        ['member', json.bool(sql`${col('member')} = 1`)],
-        ['tier', col('member_tier')],
-      ]),
-    ],
+/** Where each property of the Customer schema comes from. */
+function customerSource(db: Queryable, param: Param<ReadParams>, masked: boolean): RecordSource {
+  const dialect = jsonDialectOf(db);
+  const dateOfBirth = col<string | null>('date_of_birth');
+  const tags = new JsonArray({
+    rows: (items) =>
+      db
+        .selectFrom('customer_tags as ct')
+        .innerJoin('tags as t', 't.id', 'ct.tag_id')
+        .select(sql`${items}`.as('tags'))
+        .where(sql<boolean>`${sql.ref('ct.workspace_id')} = ${col('workspace_id')}`)
+        .where(sql<boolean>`${sql.ref('ct.customer_id')} = ${col('id')}`),
+    item: { id: sql.ref('ct.tag_id'), name: sql.ref('t.name'), added_at: sql.ref('ct.added_at') },
+    // Oldest first; an unknown added_at (imported) first on both engines.
+    orderBy: [sql`${sql.ref('ct.added_at')} asc nulls first`, sql.ref('ct.tag_id')],
     // The counts are the database's (migration 007): look only where there is something.
-    ['tags', sql`case when ${col('tag_count')} > 0 then ${tags} else ${json.emptyArray()} end`],
-    ['lists', sql`case when ${col('list_count')} > 0 then ${lists} else ${json.emptyArray()} end`],
-    ['livemode', json.bool(sql`${col('livemode')} = 1`)],
-    ['created_at', json.instant(col<number>('created_at'))],
-    ['updated_at', json.instant(col<number>('updated_at'))],
-    ['version', sql`cast(${col('version')} as text)`],
-  ]);
+    any: sql<SqlBool>`${col('tag_count')} > 0`,
+  });
+  const lists = new JsonArray({
+    rows: (items) =>
+      db
+        .selectFrom('customer_lists as cl')
+        .innerJoin('lists as l', 'l.id', 'cl.list_id')
+        .select(sql`${items}`.as('lists'))
+        .where(sql<boolean>`${sql.ref('cl.workspace_id')} = ${col('workspace_id')}`)
+        .where(sql<boolean>`${sql.ref('cl.customer_id')} = ${col('id')}`),
+    item: {
+      id: sql.ref('cl.list_id'),
+      name: sql.ref('l.name'),
+      status: sql.ref('cl.status'),
+      added_at: sql.ref('cl.added_at'),
+      unsubscribed_at: sql.ref('cl.unsubscribed_at'),
+    },
+    orderBy: [sql`${sql.ref('cl.added_at')} asc nulls first`, sql.ref('cl.list_id')],
+    any: sql<SqlBool>`${col('list_count')} > 0`,
+  });
+  const email = col<string | null>('email');
+  const phone = col<string | null>('phone');
+  return {
+    id: col('id'),
+    first_name: col('first_name'),
+    last_name: col('last_name'),
+    nickname: col('nickname'),
+    email: masked ? maskedEmail(dialect, email) : email,
+    phone: masked ? maskedPhone(dialect, phone) : phone,
+    date_of_birth: dateOfBirth,
+    company: col('company'),
+    address: {
+      line1: col('address_line1'),
+      line2: col('address_line2'),
+      suburb: col('address_suburb'),
+      state: col('address_state'),
+      postcode: col('address_postcode'),
+      country: col('address_country'),
+    },
+    // With a date of birth, from it; else as stored, which may be unknown (NULL).
+    adult: sql<SqlBool>`case when ${dateOfBirth} is not null then ${dateOfBirth} <= ${param('adultCutoff')}
+      else ${is1('adult')} end`,
+    marketing_consent: is1('marketing_consent'),
+    membership: { member: is1('member'), tier: col('member_tier') },
+    tags,
+    lists,
+    livemode: is1('livemode'),
+    created_at: col('created_at'),
+    updated_at: col('updated_at'),
+    version: sql`cast(${col('version')} as text)`,
+  };
+}
+
+/**
+ * The customer's JSON as `db`'s engine writes it, checked against the Customer schema as it
+ * is built (`schema` is there for the test that shows a property without a source refused).
+ */
+export function customerJson(
+  db: Queryable,
+  param: Param<ReadParams>,
+  masked: boolean,
+  schema: TObject = Customer,
+): RawBuilder<string> {
+  return jsonRecordText(db, schema, customerSource(db, param, masked));
+}
+
+/** Builds both variants once, so a schema property without a source stops the start, not a request. */
+export function checkCustomerJson(db: Queryable): void {
+  const param = ((name: string) => name) as Param<ReadParams>;
+  customerJson(db, param, false);
+  customerJson(db, param, true);
 }
 
 /** What every customer read binds; a page binds its steps too. */
@@ -129,68 +144,51 @@ interface PageParams extends ReadParams {
   take: number;
 }
 
-function live(db: Queryable, json: JsonSql, param: Param<ReadParams>) {
+function live(db: Queryable, param: Param<ReadParams>, masked: boolean) {
   return db
     .selectFrom('customers')
-    .select([
-      'customers.id',
-      'customers.created_at',
-      'customers.version',
-      sql<string>`${customerRecord(json, db, param)}`.as('record'),
-    ])
+    .select(['customers.id', 'customers.created_at', 'customers.version', customerJson(db, param, masked).as('record')])
     .where('customers.workspace_id', '=', param('workspaceId'))
     .where('customers.livemode', '=', param('livemode'))
     .where('customers.deleted_at', 'is', null);
 }
 
-/** The JSON column as text: SQLite answers text, PostgreSQL's driver parses json into a value. */
-function recordText(row: CustomerJsonRow): CustomerJsonRow {
-  if (typeof row.record !== 'string') row.record = JSON.stringify(row.record);
-  return row;
+// A shape's `m`: the masked variant of the same statement.
+const ONE = new PreparedQuery<ReadParams & { id: string }, CustomerJsonRow>((db, param, shape) =>
+  live(db, param, shape.includes('m')).where('customers.id', '=', param('id')),
+);
+
+const PAGE = new PreparedQuery<PageParams, CustomerJsonRow>((db, param, shape) => {
+  let query = live(db, param, shape.includes('m'));
+  if (shape.includes('e')) query = query.where('customers.email', '=', param('email'));
+  const since = shape.includes('u') ? param('updatedSince') : null;
+  const after: CursorPosition | null = shape.includes('a')
+    ? { createdAt: param('afterCreatedAt'), id: param('afterId') }
+    : null;
+  return pageSteps(query, 'customers', since, after, param('take'));
+});
+
+function readParams(reader: CustomerReader): ReadParams {
+  return {
+    workspaceId: reader.workspaceId,
+    livemode: reader.livemode ? 1 : 0,
+    adultCutoff: adultCutoff(reader.clock()),
+  };
 }
 
-// One per process: the compiled statements are kept per database inside.
-const readers = new WeakMap<
-  JsonSql,
-  {
-    one: PreparedQuery<ReadParams & { id: string }, CustomerJsonRow>;
-    page: PreparedQuery<PageParams, CustomerJsonRow>;
-  }
->();
-
-function queries(json: JsonSql) {
-  let q = readers.get(json);
-  if (!q) {
-    q = {
-      one: new PreparedQuery((db, param) => live(db, json, param).where('customers.id', '=', param('id'))),
-      page: new PreparedQuery((db, param, shape) => {
-        let query = live(db, json, param);
-        if (shape.includes('e')) query = query.where('customers.email', '=', param('email'));
-        const since = shape.includes('u') ? param('updatedSince') : null;
-        const after: CursorPosition | null = shape.includes('a')
-          ? { createdAt: param('afterCreatedAt'), id: param('afterId') }
-          : null;
-        return pageSteps(query, 'customers', since, after, param('take'));
-      }),
-    };
-    readers.set(json, q);
-  }
-  return q;
-}
-
-export async function findCustomerJson(
-  reader: JsonReader,
-  scope: Scope,
+/**
+ * One customer's JSON text, as the reader sees it, read on `db`: a transaction's handle
+ * reads what that transaction wrote (a write's answer, an event's record). Undefined for a
+ * deleted customer or one out of scope.
+ */
+export async function readCustomerJson(
+  db: Queryable,
+  reader: CustomerReader,
   id: string,
-  adultCutoff: string,
+  view: CustomerView = { masked: false },
 ): Promise<CustomerJsonRow | undefined> {
-  const [row] = await queries(reader.json).one.execute(reader.db, {
-    workspaceId: scope.workspaceId,
-    livemode: scope.livemode ? 1 : 0,
-    id,
-    adultCutoff,
-  });
-  return row && recordText(row);
+  const [row] = await ONE.execute(db, { ...readParams(reader), id }, view.masked ? 'm' : '');
+  return row;
 }
 
 export interface CustomerPageQuery {
@@ -202,18 +200,16 @@ export interface CustomerPageQuery {
 }
 
 export async function pageCustomersJson(
-  reader: JsonReader,
-  scope: Scope,
+  db: Queryable,
+  reader: CustomerReader,
   page: CustomerPageQuery,
-  adultCutoff: string,
+  view: CustomerView = { masked: false },
 ): Promise<CustomerJsonRow[]> {
-  const shape = `${page.email !== undefined ? 'e' : ''}${page.updatedSince !== null ? 'u' : ''}${page.after ? 'a' : ''}`;
-  const rows = await queries(reader.json).page.execute(
-    reader.db,
+  const shape = `${page.email !== undefined ? 'e' : ''}${page.updatedSince !== null ? 'u' : ''}${page.after ? 'a' : ''}${view.masked ? 'm' : ''}`;
+  return PAGE.execute(
+    db,
     {
-      workspaceId: scope.workspaceId,
-      livemode: scope.livemode ? 1 : 0,
-      adultCutoff,
+      ...readParams(reader),
       email: page.email,
       updatedSince: page.updatedSince,
       afterCreatedAt: page.after?.createdAt,
@@ -222,5 +218,4 @@ export async function pageCustomersJson(
     },
     shape,
   );
-  return rows.map(recordText);
 }

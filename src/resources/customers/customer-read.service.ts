@@ -6,9 +6,9 @@ import { isIdOf } from '../../lib/ids.ts';
 import type { Actor } from '../actor.model.ts';
 import { JsonText } from '../json-text.model.ts';
 import { finishPage, pageText, planPage, type PageParams } from '../paging.model.ts';
-import { adultCutoff, maskCustomerText } from './customer-record.model.ts';
 import { pageCustomerDeletions } from './customer-deletion.repo.ts';
-import { findCustomerJson, pageCustomersJson, type CustomerJsonRow, type JsonReader } from './customer-json.repo.ts';
+import type { Queryable } from '../../db/schema.ts';
+import { pageCustomersJson, readCustomerJson, type CustomerJsonRow } from './customer-json.repo.ts';
 
 /** List order: created_at, then id, both newest first (DECISIONS "Lists and ids"). */
 function newerFirst(a: { created_at: number; id: string }, b: { created_at: number; id: string }): number {
@@ -19,19 +19,15 @@ function newerFirst(a: { created_at: number; id: string }, b: { created_at: numb
 
 /**
  * Reading customers: the list with its email look-up, and one customer with its version.
- * The database writes each record's JSON (customer-json.repo.ts); a masked key's contacts
- * are masked here, on the text.
+ * The database writes each record's JSON (customer-json.repo.ts), a masked key's contacts
+ * masked in it.
  */
 export interface CustomerListParams extends PageParams {
   email?: string;
   include_deleted?: boolean;
 }
 
-function recordFor(actor: Actor, row: CustomerJsonRow): string {
-  return actor.contactsMasked ? maskCustomerText(row.record) : row.record;
-}
-
-export async function listCustomers(reader: JsonReader, actor: Actor, params: CustomerListParams): Promise<JsonText> {
+export async function listCustomers(db: Queryable, actor: Actor, params: CustomerListParams): Promise<JsonText> {
   // Exact look-up, any case (SPEC "Read endpoints"); works for masked keys too.
   const email = params.email === undefined ? undefined : params.email.trim().toLowerCase();
   const deletions = deletionsWanted(params);
@@ -39,16 +35,16 @@ export async function listCustomers(reader: JsonReader, actor: Actor, params: Cu
   const filters = deletions ? { email: email ?? null, include_deleted: true } : { email: email ?? null };
   const plan = planPage('customers', params, filters, actor.pageSize);
   const query = { email, updatedSince: plan.updatedSince, after: plan.after, take: plan.limit + 1 };
-  const customers = await pageCustomersJson(reader, actor, query, adultCutoff(actor.clock()));
+  const customers = await pageCustomersJson(db, actor, query, { masked: actor.contactsMasked });
   const rows =
     deletions && plan.updatedSince !== null
       ? withDeletions(
           customers,
-          await pageDeletions(reader, actor, { ...query, updatedSince: plan.updatedSince }),
+          await pageDeletions(db, actor, { ...query, updatedSince: plan.updatedSince }),
           query.take,
         )
       : customers;
-  const page = finishPage(plan, rows, (row) => ('deletedAt' in row ? row.record : recordFor(actor, row)));
+  const page = finishPage(plan, rows, (row) => row.record);
   // Only customers sent count as activity: a deletion carries nothing of the customer.
   const ids = rows
     .slice(0, page.data.length)
@@ -77,12 +73,12 @@ interface DeletionListRow {
 
 /** The deletions of the same page window, as list records; kept as long as the change log. */
 async function pageDeletions(
-  reader: JsonReader,
+  db: Queryable,
   actor: Actor,
   query: { email: string | undefined; updatedSince: number; after: CursorPosition | null; take: number },
 ): Promise<DeletionListRow[]> {
   const horizon = actor.clock() - CHANGE_LOG_RETENTION_MS;
-  const rows = await pageCustomerDeletions(reader.db, actor, {
+  const rows = await pageCustomerDeletions(db, actor, {
     ...query,
     deletedSince: Math.max(query.updatedSince, horizon),
   });
@@ -117,12 +113,12 @@ function withDeletions(
 }
 
 export async function getCustomer(
-  reader: JsonReader,
+  db: Queryable,
   actor: Actor,
   id: string,
 ): Promise<{ record: JsonText; version: string }> {
   if (!isIdOf('customer', id)) throw notFound(`No customer ${id.slice(0, 64)}.`);
-  const row = await findCustomerJson(reader, actor, id, adultCutoff(actor.clock()));
+  const row = await readCustomerJson(db, actor, id, { masked: actor.contactsMasked });
   if (!row) throw notFound(`No customer ${id}.`);
-  return { record: new JsonText(recordFor(actor, row), [row.id]), version: String(row.version) };
+  return { record: new JsonText(row.record, [row.id]), version: String(row.version) };
 }

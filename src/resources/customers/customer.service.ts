@@ -7,15 +7,15 @@ import { firstVenueCountry } from '../venues/venue.repo.ts';
 import type { Tx, Written } from '../writes/write.pipeline.ts';
 import type { CreateCustomerBody, UpdateCustomerBody } from './customer-body.schema.ts';
 import { changedColumns, EDITABLE, toCustomerPatch, todayUtc, type CustomerPatch } from './customer-input.model.ts';
-import { toCustomers } from './customer-record.model.ts';
-import { loadMemberships } from './customer.repo.ts';
-import type { Customer } from './customer.schema.ts';
+import { JsonText } from '../json-text.model.ts';
+import { readCustomerJson } from './customer-json.repo.ts';
 import { bumpCustomer, emailOwner, insertCustomer, lockCustomer } from './customer-write.repo.ts';
 import { countryCode } from './phone.model.ts';
 
 /** Create, update and delete a customer (SPEC "Behaviour rules" 1-5), as write services. */
 export interface CustomerResult {
-  record: Customer;
+  /** The customer's JSON text, written by the same statement as a read's (customer-json.repo.ts). */
+  record: JsonText;
   version: string;
 }
 
@@ -27,17 +27,15 @@ export interface DeletedCustomer {
 
 const EMAIL_TAKEN = 'Another customer already has this email. Look it up with GET /customers?email= first.';
 
-/** The customer as the actor may see it, with the version for its ETag. */
-export async function presentCustomer(tx: Tx, actor: Actor, row: CustomerTable): Promise<CustomerResult> {
-  const memberships = await loadMemberships(tx, actor.workspaceId, [row.id]);
-  const [record] = toCustomers([row], memberships, { masked: actor.contactsMasked, now: actor.clock() });
-  return { record: record!, version: String(row.version) };
-}
-
-/** A customer just inserted under a fresh id: no tag or list can name it yet, so nothing to load. */
-function presentNewCustomer(actor: Actor, row: CustomerTable): CustomerResult {
-  const [record] = toCustomers([row], { tags: [], lists: [] }, { masked: actor.contactsMasked, now: actor.clock() });
-  return { record: record!, version: String(row.version) };
+/**
+ * The customer as the actor may see it, with the version for its ETag: read inside the
+ * write's transaction by the statement a GET runs, so the answer is what a GET would send.
+ */
+export async function presentCustomer(tx: Tx, actor: Actor, id: string): Promise<CustomerResult> {
+  const row = await readCustomerJson(tx, actor, id, { masked: actor.contactsMasked });
+  // The transaction holds the customer's row it just wrote or locked.
+  if (!row) throw new Error(`customer ${id} vanished inside its own write`);
+  return { record: new JsonText(row.record, [row.id]), version: String(row.version) };
 }
 
 export function pickEditable(row: Pick<CustomerTable, (typeof EDITABLE)[number]>): Record<string, unknown> {
@@ -94,7 +92,7 @@ export async function createCustomer(tx: Tx, actor: Actor, body: CreateCustomerB
   // The unique index settles a race the check above cannot see (PostgreSQL).
   if (!(await insertCustomer(tx, row))) throw conflict(EMAIL_TAKEN);
   return {
-    value: presentNewCustomer(actor, row),
+    value: await presentCustomer(tx, actor, row.id),
     changes: [
       { at: now, action: 'customer.create', customerId: row.id, version: 1, before: null, after: pickEditable(row) },
     ],
@@ -141,7 +139,7 @@ export async function updateCustomer(
     }
   }
   const changed = changedColumns(row, patch);
-  if (changed.length === 0) return { value: await presentCustomer(tx, actor, row), changes: [] };
+  if (changed.length === 0) return { value: await presentCustomer(tx, actor, row.id), changes: [] };
   if (changed.includes('email') && (await emailOwner(tx, actor, patch.email!, row.id))) throw conflict(EMAIL_TAKEN);
   const set = Object.fromEntries(changed.map((c) => [c, patch[c]]));
   const now = actor.clock();
@@ -154,7 +152,7 @@ export async function updateCustomer(
   }
   const before = Object.fromEntries(changed.map((c) => [c, row[c]]));
   return {
-    value: await presentCustomer(tx, actor, updated),
+    value: await presentCustomer(tx, actor, updated.id),
     changes: [{ at: now, action: 'customer.update', customerId: id, version: updated.version, before, after: set }],
   };
 }

@@ -62,14 +62,14 @@ export async function changeMembership(tx: Tx, actor: Actor, input: MembershipIn
   requireVersion(input.ifMatch, row.version);
   const before = await getMembership(tx, kind, customerId, id);
   if (member ? inForce(kind, before) : before === null)
-    return { value: await presentCustomer(tx, actor, row), changes: [] };
+    return { value: await presentCustomer(tx, actor, row.id), changes: [] };
   const now = actor.clock();
   const updated = await bumpCustomer(tx, row, now);
   const after = member ? added(kind, actor, now) : null;
   await setMembership(tx, kind, actor.workspaceId, customerId, id, after);
   const field = `${kind}:${id}`;
   return {
-    value: await presentCustomer(tx, actor, updated),
+    value: await presentCustomer(tx, actor, updated.id),
     changes: [
       {
         at: now,

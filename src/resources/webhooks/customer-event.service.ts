@@ -1,8 +1,6 @@
-import type { JsonSql } from '../../db/dialects/types.ts';
 import type { Scope } from '../actor.model.ts';
 import type { ChangeInput } from '../changes/change-log.repo.ts';
-import { findCustomerJson } from '../customers/customer-json.repo.ts';
-import { adultCutoff } from '../customers/customer-record.model.ts';
+import { readCustomerJson } from '../customers/customer-json.repo.ts';
 import type { Tx } from '../writes/write.pipeline.ts';
 import { customerEventType, earliestBefore, previousAttributes, removedMemberships } from './customer-event.model.ts';
 import { vocabularyNames } from './vocabulary.repo.ts';
@@ -16,12 +14,7 @@ const CUSTOMER_TYPES = ['customer.created', 'customer.updated', 'customer.delete
  * the API's own read path inside the transaction, so it is what GET shows after the change.
  * With no endpoint to send them to, nothing is read or written.
  */
-export async function recordCustomerEvents(
-  tx: Tx,
-  json: JsonSql,
-  scope: Scope,
-  changes: readonly ChangeInput[],
-): Promise<void> {
+export async function recordCustomerEvents(tx: Tx, scope: Scope, changes: readonly ChangeInput[]): Promise<void> {
   if (changes.length === 0) return;
   const endpoints = await endpointsFor(tx, scope, CUSTOMER_TYPES);
   if (endpoints.length === 0) return;
@@ -39,7 +32,11 @@ export async function recordCustomerEvents(
       events.push({ type, at, object: { id, object: 'customer', deleted: true } });
       continue;
     }
-    const row = await findCustomerJson({ db: tx, json }, scope, id, adultCutoff(at));
+    const row = await readCustomerJson(
+      tx,
+      { workspaceId: scope.workspaceId, livemode: scope.livemode, clock: () => at },
+      id,
+    );
     if (!row) continue;
     const object = JSON.parse(row.record) as Record<string, unknown>;
     if (type === 'customer.created') {

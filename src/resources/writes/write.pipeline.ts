@@ -146,7 +146,7 @@ export class WritePipeline {
       tx,
       changes.map((change) => changeRow(actor, change)),
     );
-    await recordCustomerEvents(tx, this.engine.json, actor, changes);
+    await recordCustomerEvents(tx, actor, changes);
     return value;
   }
 

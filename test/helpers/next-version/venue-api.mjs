@@ -7,7 +7,8 @@ import { sql } from 'kysely';
 const root = new URL('../../../dist/', import.meta.url);
 const { migrations } = await import(new URL('db/migrations/index.js', root).href);
 
-export const NEXT_MIGRATION = '008-next-version-note';
+// Named to sort after every migration the build has or will have.
+export const NEXT_MIGRATION = '999-next-version-note';
 
 migrations[NEXT_MIGRATION] = {
   // Expand only: a nullable column that version N neither reads nor writes.

@@ -1,0 +1,173 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runActivityCheck } from '../../src/jobs/activity-check.ts';
+import { HOUR_MS, hourStart } from '../../src/jobs/activity.repo.ts';
+import { DAY_MS, systemClock } from '../../src/lib/time.ts';
+import { createKey } from '../../src/resources/keys/key.service.ts';
+import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
+import { seedHours } from '../jobs/activity-fixtures.ts';
+import { startServer, type ServerProcess } from '../helpers/server-process.ts';
+import { addStaffWithHash, cheapPasswordHash } from '../helpers/staff.ts';
+import { freshStorage, type TestStorage } from '../helpers/storage.ts';
+
+/**
+ * A key's page and its undo in Chromium (docs/console.md): the usage charts with their
+ * tables, the figure that paused a key, and the undo preview's three values per field,
+ * reached by keyboard, with axe-core finding nothing serious. Screenshots go to
+ * test/e2e/screenshots/ (ignored by git).
+ */
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
+const VERSION = { 'Service-Version': '2026-10-08' };
+
+describe('a key’s page in Chromium', { timeout: 90_000 }, () => {
+  let storage: TestStorage;
+  let server: ServerProcess;
+  let browser: Browser;
+  let page: Page;
+  let burstKey: string;
+  let writerKey: string;
+  let writerSecret: string;
+  let customerId: string;
+  const cspErrors: string[] = [];
+
+  const api = (secret: string, path: string, init: RequestInit = {}) =>
+    fetch(`${server.url}${path}`, {
+      ...init,
+      headers: {
+        Authorization: `Bearer ${secret}`,
+        'Content-Type': 'application/json',
+        ...VERSION,
+        ...(init.headers ?? {}),
+      },
+    });
+
+  const checkPage = async (name: string) => {
+    await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
+    await page.evaluate(AXE);
+    const { violations } = (await page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe;
+      return { violations: (await axe.run()).violations };
+    })) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
+    const serious = violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    expect(serious, name).toEqual([]);
+  };
+
+  beforeAll(async () => {
+    storage = await freshStorage('sqlite');
+    const now = Date.now();
+    const eightDaysAgo = () => now - 8 * DAY_MS;
+    const ws = await createWorkspace(storage, systemClock, { name: 'Chart Venues' });
+    await addStaffWithHash(storage, systemClock, {
+      workspaceId: ws.id,
+      email: 'owner@example.com',
+      name: 'Olive Owner',
+      role: 'owner',
+      hash: cheapPasswordHash('right password'),
+    });
+    // A live key a week old with a steady 100 requests an hour, then 1,500 in the last hour.
+    const burst = await createKey(storage, eightDaysAgo, {
+      workspaceId: ws.id,
+      name: 'Burst',
+      mode: 'live',
+      access: 'read',
+    });
+    burstKey = burst.key.id;
+    const judged = hourStart(now) - HOUR_MS;
+    await seedHours(storage.db, { id: burstKey, workspaceId: ws.id }, judged - 7 * DAY_MS, judged, 100);
+    await seedHours(storage.db, { id: burstKey, workspaceId: ws.id }, judged, judged + HOUR_MS, 1_500);
+    const checked = await runActivityCheck({
+      store: storage,
+      engine: storage.engine,
+      clock: systemClock,
+      mail: { smtpUrl: null, mailFrom: 'venue-api <alerts@venue.test>' },
+    });
+    expect(checked.paused.map((p) => p.key)).toEqual([burstKey]);
+
+    const writer = await createKey(storage, systemClock, {
+      workspaceId: ws.id,
+      name: 'Writer',
+      mode: 'live',
+      access: 'read_write',
+    });
+    writerKey = writer.key.id;
+    writerSecret = writer.secret;
+
+    server = await startServer({ DATABASE_URL: storage.url, DEMO: 'off' });
+    const created = await api(writerSecret, '/customers', {
+      method: 'POST',
+      headers: { 'Idempotency-Key': 'e2e-usage-customer' },
+      body: JSON.stringify({ first_name: 'Katherine', last_name: 'Johnson' }),
+    });
+    expect(created.status).toBe(201);
+    customerId = ((await created.json()) as { id: string }).id;
+    const changed = await api(writerSecret, `/customers/${customerId}`, {
+      method: 'PATCH',
+      headers: { 'If-Match': '*' },
+      body: JSON.stringify({ company: 'NASA' }),
+    });
+    expect(changed.status).toBe(200);
+
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+    const context = await browser.newContext();
+    context.setDefaultTimeout(30_000);
+    page = await context.newPage();
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
+    });
+    await page.goto(`${server.url}/console/sign-in`);
+    await page.getByLabel('Email').fill('owner@example.com');
+    await page.getByLabel('Password').fill('right password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await storage?.drop();
+  });
+
+  it('draws a paused key’s requests an hour with the threshold, names the figure, and tables the figures', async () => {
+    await page.goto(`${server.url}/console/keys/${burstKey}`);
+    const chart = page.getByRole('img', { name: 'Requests an hour, last 7 days' });
+    await chart.waitFor();
+    expect((await chart.boundingBox())!.height).toBeGreaterThan(50);
+    await page.getByRole('img', { name: 'Distinct customers sent a day, last 7 days' }).waitFor();
+    expect(await page.locator('#paused-figure').textContent()).toMatch(
+      /Paused by the unusual-activity check: 1,500 requests from .* above the hour’s threshold of 1,000\./,
+    );
+    // The table behind the chart opens from the keyboard.
+    const summary = page.getByText('Requests an hour as a table');
+    await summary.focus();
+    await page.keyboard.press('Enter');
+    const row = page.getByRole('row').filter({ hasText: 'paused (requests)' });
+    await row.waitFor();
+    expect(await row.innerText()).toMatch(/1,500\s+1,000\s+paused \(requests\)/);
+    await checkPage('usage-01-paused-key');
+    expect(cspErrors).toEqual([]);
+  });
+
+  it('the undo preview shows what the key wrote, what is there now, and what would come back', async () => {
+    await page.goto(`${server.url}/console/keys/${writerKey}`);
+    await page
+      .getByRole('link', { name: 'Undo this key’s changes' })
+      .or(page.getByRole('link', { name: "Undo this key's changes" }))
+      .focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Confirm undo' }).waitFor();
+    const company = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'company' }) });
+    expect((await company.innerText()).replace(/\s+/g, ' ')).toContain('company "NASA" "NASA" null');
+    await checkPage('usage-02-undo-preview');
+    await page.getByRole('link', { name: customerId }).first().click();
+    await page.getByRole('heading', { level: 1, name: `Customer ${customerId}` }).waitFor();
+    expect(await page.textContent('main')).toContain('"NASA"');
+    await checkPage('usage-03-customer-now');
+    expect(cspErrors).toEqual([]);
+  });
+});
