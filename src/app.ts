@@ -167,6 +167,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     limits: limitStore,
     smtp: config.smtpUrl !== null,
     mail: { smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, baseUrl: config.baseUrl },
+    webhooks: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate },
   });
   app.addHook('onClose', async () => keys.stop());
   return { app, keys, limitStore };

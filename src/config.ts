@@ -83,6 +83,15 @@ export interface Config {
    * stops taking connections (ms): the time a load balancer needs to notice and send no more.
    */
   readonly shutdownDelayMs: number;
+  /** Webhook URLs may be plain `http` (development and tests); otherwise `https` only. */
+  readonly webhookAllowHttp: boolean;
+  /**
+   * Webhook deliveries may go to loopback, private, link-local, unique-local and cloud-metadata
+   * addresses (development and tests); otherwise they are refused at creation and at connect time.
+   */
+  readonly webhookAllowPrivate: boolean;
+  /** Seconds to wait before each retry of a failed delivery; after the last, it is failed. */
+  readonly webhookRetrySchedule: readonly number[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -134,6 +143,17 @@ function smtpUrl(raw: string | undefined): string | null {
     throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// address with a host, got "${raw}"`);
   }
   return raw;
+}
+
+function retrySchedule(raw: string | undefined): readonly number[] {
+  if (raw === undefined || raw === '') return Object.freeze([5, 300, 1800, 7200, 18000, 36000, 36000]);
+  const steps = raw.split(',').map((s) => Number(s.trim()));
+  if (steps.length > 50 || steps.some((n) => !Number.isInteger(n) || n < 0 || n > 604_800)) {
+    throw new ConfigError(
+      `WEBHOOK_RETRY_SCHEDULE must be comma-separated whole seconds (0 to 604800, at most 50), got "${raw}"`,
+    );
+  }
+  return Object.freeze(steps);
 }
 
 function migrateMode(raw: string | undefined): 'auto' | 'off' {
@@ -195,6 +215,9 @@ export function loadConfig(env: Env = process.env): Config {
     workers: int(env, 'WORKERS', 1, 1, 64),
     migrate: migrateMode(env.MIGRATE),
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
+    webhookAllowHttp: flag(env, 'WEBHOOK_ALLOW_HTTP', false),
+    webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    webhookRetrySchedule: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
   });
 }
 

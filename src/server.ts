@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
+import type { Counter } from 'prom-client';
 import { buildApp } from './app.ts';
 import { logSchema, type SchemaReport, superviseWorkers } from './cluster.ts';
 import { type Config, ConfigError, loadConfig, postgresBounds } from './config.ts';
@@ -9,6 +10,7 @@ import { migrations } from './db/migrations/index.ts';
 import { demoBanner, type DemoOutcome, listeningUrl, prepareDemo } from './demo.ts';
 import { HourlyActivityCheck } from './jobs/activity-schedule.ts';
 import { RetentionJobs } from './jobs/retention.ts';
+import { WebhookDeliveryWorker } from './jobs/webhook-delivery.ts';
 import { systemClock } from './lib/time.ts';
 
 export interface ServeOverrides {
@@ -126,6 +128,19 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
   // DECISIONS: stored POST answers kept 24 hours, the change log 365 days.
   const retention = new RetentionJobs({ store: storage, engine: storage.engine, clock: systemClock, log: app.log });
   retention.start();
+  // DECISIONS "Webhooks": every process delivers; claims keep two from making the same attempt.
+  const deliveries = app.metrics.getSingleMetric('venue_api_webhook_deliveries_total') as Counter<'outcome'>;
+  const webhooks = new WebhookDeliveryWorker({
+    store: storage,
+    engine: storage.engine,
+    clock: systemClock,
+    mail: config,
+    allowPrivate: config.webhookAllowPrivate,
+    retrySchedule: config.webhookRetrySchedule,
+    log: app.log,
+    onOutcome: (outcome) => deliveries.inc({ outcome }),
+  });
+  webhooks.start();
   // Planner statistics drift as tables grow; SQLite in particular then picks wrong indexes.
   const statistics = setInterval(() => {
     storage.engine.refreshStatistics(storage.db).catch((err) => app.log.warn({ err }, 'refreshing statistics failed'));
@@ -147,7 +162,7 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
     }
     app.log.info({ signal }, 'closing: finishing in-flight requests');
     clearInterval(statistics);
-    await Promise.all([activityCheck.stop(), retention.stop(), app.close()]);
+    await Promise.all([activityCheck.stop(), retention.stop(), webhooks.stop(), app.close()]);
     await storage.close();
     process.exit(0);
   };

@@ -14,6 +14,7 @@ import { seedCommand } from './seed.ts';
 import { serveCommand } from './serve.ts';
 import { staffCommand } from './staff.ts';
 import { undoCommand } from './undo.ts';
+import { webhooksCommand } from './webhooks.ts';
 import { workspaceCommand } from './workspace.ts';
 
 /**
@@ -34,6 +35,7 @@ const COMMAND_GROUPS: Array<() => Command> = [
   copyCommand,
   backupCommand,
   exportCommand,
+  webhooksCommand,
 ];
 
 export function buildProgram(): Command {

@@ -1,3 +1,4 @@
+import type { WebhookPolicy } from '../resources/webhooks/webhook.service.ts';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
@@ -13,6 +14,7 @@ import { resolveSession, type StaffSession } from '../resources/staff/session.se
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
 import { keyRoutes } from './routes/key.routes.ts';
 import { keysRoutes } from './routes/keys.routes.ts';
+import { webhooksRoutes } from './routes/webhooks.routes.ts';
 import { accountRoutes } from './routes/account.routes.ts';
 import { auditRoutes } from './routes/audit.routes.ts';
 import { invitationRoutes } from './routes/invitation.routes.ts';
@@ -35,6 +37,8 @@ export interface ConsoleOptions {
   smtp: boolean;
   /** How invitation emails go out, and the address their links start with (BASE_URL). */
   mail: MailSettings & { baseUrl: string };
+  /** WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE, for the endpoints made here. */
+  webhooks: WebhookPolicy;
 }
 
 /**
@@ -112,6 +116,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     limits: options.limits,
     smtp: options.smtp,
     mail: options.mail,
+    webhooks: options.webhooks,
   };
   await app.register(accountRoutes, routeOptions);
   await app.register(keysRoutes, routeOptions);
@@ -119,6 +124,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   await app.register(staffRoutes, routeOptions);
   await app.register(invitationRoutes, routeOptions);
   await app.register(auditRoutes, routeOptions);
+  await app.register(webhooksRoutes, routeOptions);
 }
 
 /** Anything that went wrong, as a page: a person's mistake says what to do; ours says nothing of internals. */

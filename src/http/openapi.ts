@@ -1,3 +1,4 @@
+import { webhooksDocument } from '../resources/webhooks/webhook-event.schema.ts';
 import swagger from '@fastify/swagger';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
@@ -102,7 +103,10 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
       },
       security: [{ apiKey: [] }],
     },
-    transformObject: (document) => ('openapiObject' in document ? shareErrorResponses(document.openapiObject) : {}),
+    transformObject: (document) =>
+      'openapiObject' in document
+        ? { ...shareErrorResponses(document.openapiObject), webhooks: webhooksDocument() }
+        : {},
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
       if (!schema) return { schema: schema as FastifySchema, url };

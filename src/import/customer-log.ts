@@ -10,6 +10,7 @@ import {
   type FieldMap,
 } from '../resources/changes/change-log.repo.ts';
 import type { ListLinkState, TagLinkState } from '../resources/customers/membership.repo.ts';
+import { recordCustomerEvents } from '../resources/webhooks/customer-event.service.ts';
 
 /**
  * The import's entries in the change log (DECISIONS "Change log and undo"): one per
@@ -101,7 +102,10 @@ export async function logImportedCustomers(
   written: { tags: CustomerTagTable[]; lists: CustomerListTable[] },
 ): Promise<void> {
   const linksAfter = group(written.tags, written.lists);
-  const rows = imported.map((c) => {
+  const changes = imported.map((c) =>
+    changeOf(context.at, c, stored.get(c.row.id), linksBefore.get(c.row.id), linksAfter.get(c.row.id)),
+  );
+  const rows = imported.map((c, i) => {
     const author: ChangeAuthor = {
       kind: 'operator',
       id: IMPORT_OPERATOR,
@@ -109,10 +113,12 @@ export async function logImportedCustomers(
       livemode: c.row.livemode === 1,
       requestId: null,
     };
-    return changeRow(
-      author,
-      changeOf(context.at, c, stored.get(c.row.id), linksBefore.get(c.row.id), linksAfter.get(c.row.id)),
-    );
+    return changeRow(author, changes[i]!);
   });
   await insertChangeRows(tx, rows, engine.maxInsertRows(Object.keys(rows[0] ?? {}).length || 1));
+  // DECISIONS "Webhooks": an import's changes send events like any other writer's, per mode.
+  for (const livemode of [false, true]) {
+    const ofMode = changes.filter((_, i) => (imported[i]!.row.livemode === 1) === livemode);
+    await recordCustomerEvents(tx, { workspaceId: context.workspaceId, livemode }, ofMode);
+  }
 }

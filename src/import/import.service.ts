@@ -11,6 +11,7 @@ import { OBJECT_NAMES, RECORD_KINDS, type ObjectName, type TableName } from './r
 import { recordProblems, referencesOf } from './references.ts';
 import { schemaErrors } from './validate.ts';
 import { writeCustomers, writeDocs, writeVocabulary } from './import.repo.ts';
+import { recordImportEvents } from './record-events.ts';
 
 /**
  * `venue-api import`: NDJSON records in the API's own shapes (DECISIONS "Operator CLI").
@@ -121,7 +122,13 @@ async function existingFor(storage: Storage, candidates: LineInfo[]) {
   return existing;
 }
 
-async function writeBatch(storage: Storage, workspaceId: string, batch: Map<TableName, Rec[]>, clock: Clock) {
+async function writeBatch(
+  storage: Storage,
+  workspaceId: string,
+  batch: Map<TableName, Rec[]>,
+  clock: Clock,
+  existing: Record<TableName, Map<string, ExistingRow>>,
+) {
   const { engine } = storage;
   await storage.write(async (tx) => {
     for (const [table, records] of batch) {
@@ -129,6 +136,11 @@ async function writeBatch(storage: Storage, workspaceId: string, batch: Map<Tabl
       if (table === 'customers') await writeCustomers(tx, engine, workspaceId, records as Customer[], clock());
       else if (table === 'tags' || table === 'lists') await writeVocabulary(tx, engine, table, workspaceId, records);
       else await writeDocs(tx, engine, table as DocTable, workspaceId, records);
+      // Customers send theirs from the change log's rows (customer-log.ts), like every customer writer.
+      if (table !== 'customers') {
+        const object = OBJECT_NAMES.find((o) => RECORD_KINDS[o].table === table)!;
+        await recordImportEvents(tx, workspaceId, object, records, (id) => existing[table].has(id), clock());
+      }
     }
   });
 }
@@ -160,12 +172,12 @@ export async function importRecords(
     batch.set(table, records);
     imported[parsed.object] = (imported[parsed.object] ?? 0) + 1;
     if (++pending >= BATCH) {
-      await writeBatch(storage, workspaceId, batch, clock);
+      await writeBatch(storage, workspaceId, batch, clock, existing);
       batch = new Map();
       pending = 0;
     }
   }
-  if (pending > 0) await writeBatch(storage, workspaceId, batch, clock);
+  if (pending > 0) await writeBatch(storage, workspaceId, batch, clock, existing);
   // A bulk load changes the tables' shape: give the planner fresh statistics now.
   if (good.length > 0) await storage.engine.refreshStatistics(storage.db);
   return {

@@ -79,10 +79,21 @@ export async function notifyKeyPaused(
   mail: MailSettings,
   notice: PausedKeyNotice,
 ): Promise<{ sent: number; kept: number }> {
-  const recipients = await keyManagerEmails(store.db, notice.workspaceId);
-  const emails = recipients.map((to) => pauseEmail(to, notice));
+  return emailKeyManagers(store, clock, mail, notice.workspaceId, (to) => pauseEmail(to, notice));
+}
+
+/** One email to each key manager of the workspace, over SMTP or kept in the outbox. */
+export async function emailKeyManagers(
+  store: Writer,
+  clock: Clock,
+  mail: MailSettings,
+  workspaceId: string,
+  make: (to: string) => Email,
+): Promise<{ sent: number; kept: number }> {
+  const recipients = await keyManagerEmails(store.db, workspaceId);
+  const emails = recipients.map(make);
   if (!mail.smtpUrl) {
-    for (const email of emails) await keep(store, clock, notice.workspaceId, email, null);
+    for (const email of emails) await keep(store, clock, workspaceId, email, null);
     return { sent: 0, kept: emails.length };
   }
   // Loaded only when SMTP is used: most starts never send a mail.
@@ -95,7 +106,7 @@ export async function notifyKeyPaused(
         await transport.sendMail({ from: mail.mailFrom, to: email.to, subject: email.subject, text: email.text });
         sent++;
       } catch (err) {
-        await keep(store, clock, notice.workspaceId, email, err instanceof Error ? err.message : String(err));
+        await keep(store, clock, workspaceId, email, err instanceof Error ? err.message : String(err));
       }
     }
   } finally {

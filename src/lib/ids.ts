@@ -21,6 +21,9 @@ export const ID_PREFIX = {
   change: 'chg',
   email: 'eml',
   audit: 'aud',
+  webhook: 'wh',
+  webhook_event: 'whe',
+  webhook_delivery: 'whd',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -4,6 +4,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Db } from '../db/schema.ts';
 import type { LimitEvents } from '../limits/limit-store.ts';
 import { countPausedKeys } from '../resources/keys/key.repo.ts';
+import { queueState } from '../resources/webhooks/webhook-delivery.repo.ts';
 
 /** The limit machinery as the metrics see it (src/limits/limit-store.ts). */
 export interface LimitSignals {
@@ -45,6 +46,37 @@ export function createMetrics({ db, limits }: MetricsOptions): Registry {
         this.set(await countPausedKeys(db));
       } catch {
         // The database is away: keep the last value; /ready reports the outage.
+      }
+    },
+  });
+  new Counter({
+    name: 'venue_api_webhook_deliveries_total',
+    help: 'Webhook delivery attempts made by this process, by outcome: delivered, retrying (failed, another attempt is due) or failed (no attempt left).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'venue_api_webhook_queue_depth',
+    help: 'Webhook deliveries pending, in every workspace (read from the database at scrape).',
+    registers: [registry],
+    async collect() {
+      try {
+        this.set((await queueState(db)).pending);
+      } catch {
+        // The database is away: keep the last value.
+      }
+    },
+  });
+  new Gauge({
+    name: 'venue_api_webhook_oldest_undelivered_seconds',
+    help: 'Age of the oldest event with a delivery still pending, in seconds (0 when none is).',
+    registers: [registry],
+    async collect() {
+      try {
+        const { oldest } = await queueState(db);
+        this.set(oldest === null ? 0 : Math.max(0, (Date.now() - oldest) / 1000));
+      } catch {
+        // The database is away: keep the last value.
       }
     },
   });

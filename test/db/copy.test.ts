@@ -1,3 +1,4 @@
+import { createEndpoint } from '../../src/resources/webhooks/webhook.service.ts';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -110,6 +111,19 @@ async function populated(engine: 'sqlite' | 'postgres'): Promise<TestApp> {
   await seedWorkspace(t.storage, { workspaceId: t.workspaceId, customers: 12 });
   const tag = await makeTag(t, 'VIP');
   const list = await makeList(t, 'News');
+  // An endpoint, so the writes below fill the webhook outbox and its deliveries too.
+  await createEndpoint(
+    t.storage,
+    t.clock.fn,
+    { allowHttp: true, allowPrivate: true },
+    {
+      workspaceId: t.workspaceId,
+      url: 'http://127.0.0.1:9/hook',
+      mode: 'live',
+      contactsMasked: false,
+      createdBy: 'test',
+    },
+  );
   for (const key of [t.keys.live, t.keys.test]) {
     const c = await createCustomer(t, key, { email: `${randomUUID()}@example.com`, nickname: 'Nick' });
     expect((await post(t, key, `/customers/${c.id}/tags`, { tag })).statusCode).toBe(200);

@@ -19,6 +19,7 @@ function nav(ctx: PageContext): SafeHtml | null {
   return html`<nav aria-label="Console">
       <ul>
         ${managed && html`<li><a href="/console/keys">API keys</a></li>`}
+        ${managed && html`<li><a href="/console/webhooks">Webhooks</a></li>`}
         ${managed && html`<li><a href="/console/notifications">Notifications</a></li>`}
         ${managed && html`<li><a href="/console/audit">Audit log</a></li>`}
         ${canManageStaff(staff.role) && html`<li><a href="/console/staff">Staff</a></li>`}

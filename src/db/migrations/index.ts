@@ -7,6 +7,7 @@ import * as consoleTables from './005-console.ts';
 import * as membershipReads from './006-membership-reads.ts';
 import * as membershipCounts from './007-membership-counts.ts';
 import * as membershipCountSwitch from './010-membership-count-switch.ts';
+import * as webhooks from './011-webhooks.ts';
 import * as audit from './012-audit.ts';
 import * as keyActivityChecks from './013-key-activity-checks.ts';
 
@@ -20,6 +21,7 @@ export const migrations: Record<string, Migration> = {
   '006-membership-reads': membershipReads,
   '007-membership-counts': membershipCounts,
   '010-membership-count-switch': membershipCountSwitch,
+  '011-webhooks': webhooks,
   '012-audit': audit,
   '013-key-activity-checks': keyActivityChecks,
 };

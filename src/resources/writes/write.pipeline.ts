@@ -6,12 +6,13 @@ import type { Writer } from '../../db/write.ts';
 import { ApiError, TransientConflict } from '../../errors.ts';
 import type { Actor } from '../actor.model.ts';
 import { changeRow, insertChangeRows, type ChangeInput } from '../changes/change-log.repo.ts';
+import { recordCustomerEvents } from '../webhooks/customer-event.service.ts';
 import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
 import { dropStoredAnswer, findStoredAnswer, isLive, saveAnswer, saveAnswerWithChanges } from './idempotency.repo.ts';
 
 /**
  * The one way a write happens (CONVENTIONS 5): one transaction holding the change, its
- * change-log rows and, for a POST, the claim on its Idempotency-Key and the answer stored
+ * change-log rows, its webhook events and, for a POST, the claim on its Idempotency-Key and the answer stored
  * for it, so a crash leaves all or nothing; run again on fresh reads when a concurrent
  * write won a race on the same customer (StaleWrite). A service is a plain function of
  * (transaction, actor, input) and knows nothing of keys, replies or HTTP.
@@ -147,6 +148,7 @@ export class WritePipeline {
       tx,
       changes.map((change) => changeRow(actor, change)),
     );
+    await recordCustomerEvents(tx, actor, changes);
     return value;
   }
 

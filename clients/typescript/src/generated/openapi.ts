@@ -621,7 +621,88 @@ export type paths = {
         trace?: never;
     };
 };
-export type webhooks = Record<string, never>;
+export type webhooks = {
+    "customer.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A customer was created (or restored)
+         * @description Sent as a Standard Webhooks delivery (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). A customer was created (or restored).
+         */
+        post: operations["webhook_customer_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A customer changed: a field, a tag or a list membership
+         * @description Sent as a Standard Webhooks delivery (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). A customer changed: a field, a tag or a list membership.
+         */
+        post: operations["webhook_customer_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A customer was deleted
+         * @description Sent as a Standard Webhooks delivery (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). A customer was deleted.
+         */
+        post: operations["webhook_customer_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event, sent from the console or the CLI
+         * @description Sent as a Standard Webhooks delivery (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). A test event, sent from the console or the CLI.
+         */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+};
 export type components = {
     schemas: {
         /** @description An RFC 9457 problem document (application/problem+json). */
@@ -7065,6 +7146,441 @@ export interface operations {
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
+        };
+    };
+    webhook_customer_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                    id: string;
+                    /**
+                     * @description Always `webhook_event`.
+                     * @constant
+                     */
+                    object: "webhook_event";
+                    /**
+                     * @description What happened.
+                     * @constant
+                     */
+                    type: "customer.created";
+                    /**
+                     * Format: date-time
+                     * @description When the change was made; receivers order events by it.
+                     */
+                    created_at: string;
+                    /** @description true for a live change, false for a test one. */
+                    livemode: boolean;
+                    /** @description The record after the change. */
+                    data: {
+                        /** @description The customer as GET showed it right after. */
+                        object: {
+                            /** @description A `cus_` id. */
+                            id: string;
+                            /**
+                             * @description Always `customer`.
+                             * @constant
+                             */
+                            object: "customer";
+                            /** @description Given name; never empty. */
+                            first_name: string;
+                            /** @description Family name. */
+                            last_name: string | null;
+                            /** @description What the customer likes to be called. */
+                            nickname: string | null;
+                            /** @description Stored lowercase. One customer per email. */
+                            email: string | null;
+                            /** @description E.164. */
+                            phone: string | null;
+                            /** @description yyyy-MM-dd */
+                            date_of_birth: string | null;
+                            /** @description The company the customer is with. */
+                            company: string | null;
+                            /** @description Postal address; every member may be null. */
+                            address: {
+                                /** @description Street address. */
+                                line1: string | null;
+                                /** @description Apartment, unit or building. */
+                                line2: string | null;
+                                /** @description Suburb or city. */
+                                suburb: string | null;
+                                /** @description State or region. */
+                                state: string | null;
+                                /** @description Postal code. */
+                                postcode: string | null;
+                                /** @description Country. */
+                                country: string | null;
+                            };
+                            /** @description Age group: computed from date_of_birth when it is set, else as stored. */
+                            adult: boolean | null;
+                            /** @description Whether they agreed to marketing email and SMS. */
+                            marketing_consent: boolean;
+                            /** @description Membership of the venue's loyalty scheme. */
+                            membership: {
+                                /** @description True for a member of the venue's membership scheme. */
+                                member: boolean;
+                                /** @description The membership tier, as the venue names it. */
+                                tier: string | null;
+                            };
+                            /** @description The tags the customer has. */
+                            tags: {
+                                /** @description A `tag_` id. */
+                                id: string;
+                                /** @description The tag's name. */
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the customer was tagged.
+                                 */
+                                added_at: string | null;
+                            }[];
+                            /** @description The lists the customer is on, or left. */
+                            lists: {
+                                /** @description A `lst_` id. */
+                                id: string;
+                                /** @description The list's name. */
+                                name: string;
+                                /**
+                                 * @description `active`, or `unsubscribed` once they left.
+                                 * @enum {string|null}
+                                 */
+                                status: "active" | "unsubscribed" | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the customer was put on the list.
+                                 */
+                                added_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When they left the list; null while active.
+                                 */
+                                unsubscribed_at: string | null;
+                            }[];
+                            /** @description False for test data, true for real data. */
+                            livemode: boolean;
+                            /**
+                             * Format: date-time
+                             * @description UTC, ISO 8601 with milliseconds and Z.
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC, ISO 8601 with milliseconds and Z.
+                             */
+                            updated_at: string;
+                            /** @description Send it in double quotes as If-Match to change this customer. */
+                            version: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s is a delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a delivery: it is retried on the schedule, then failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_customer_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                    id: string;
+                    /**
+                     * @description Always `webhook_event`.
+                     * @constant
+                     */
+                    object: "webhook_event";
+                    /**
+                     * @description What happened.
+                     * @constant
+                     */
+                    type: "customer.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the change was made; receivers order events by it.
+                     */
+                    created_at: string;
+                    /** @description true for a live change, false for a test one. */
+                    livemode: boolean;
+                    /** @description The record after the change. */
+                    data: {
+                        /** @description The customer as GET showed it right after. */
+                        object: {
+                            /** @description A `cus_` id. */
+                            id: string;
+                            /**
+                             * @description Always `customer`.
+                             * @constant
+                             */
+                            object: "customer";
+                            /** @description Given name; never empty. */
+                            first_name: string;
+                            /** @description Family name. */
+                            last_name: string | null;
+                            /** @description What the customer likes to be called. */
+                            nickname: string | null;
+                            /** @description Stored lowercase. One customer per email. */
+                            email: string | null;
+                            /** @description E.164. */
+                            phone: string | null;
+                            /** @description yyyy-MM-dd */
+                            date_of_birth: string | null;
+                            /** @description The company the customer is with. */
+                            company: string | null;
+                            /** @description Postal address; every member may be null. */
+                            address: {
+                                /** @description Street address. */
+                                line1: string | null;
+                                /** @description Apartment, unit or building. */
+                                line2: string | null;
+                                /** @description Suburb or city. */
+                                suburb: string | null;
+                                /** @description State or region. */
+                                state: string | null;
+                                /** @description Postal code. */
+                                postcode: string | null;
+                                /** @description Country. */
+                                country: string | null;
+                            };
+                            /** @description Age group: computed from date_of_birth when it is set, else as stored. */
+                            adult: boolean | null;
+                            /** @description Whether they agreed to marketing email and SMS. */
+                            marketing_consent: boolean;
+                            /** @description Membership of the venue's loyalty scheme. */
+                            membership: {
+                                /** @description True for a member of the venue's membership scheme. */
+                                member: boolean;
+                                /** @description The membership tier, as the venue names it. */
+                                tier: string | null;
+                            };
+                            /** @description The tags the customer has. */
+                            tags: {
+                                /** @description A `tag_` id. */
+                                id: string;
+                                /** @description The tag's name. */
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the customer was tagged.
+                                 */
+                                added_at: string | null;
+                            }[];
+                            /** @description The lists the customer is on, or left. */
+                            lists: {
+                                /** @description A `lst_` id. */
+                                id: string;
+                                /** @description The list's name. */
+                                name: string;
+                                /**
+                                 * @description `active`, or `unsubscribed` once they left.
+                                 * @enum {string|null}
+                                 */
+                                status: "active" | "unsubscribed" | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the customer was put on the list.
+                                 */
+                                added_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When they left the list; null while active.
+                                 */
+                                unsubscribed_at: string | null;
+                            }[];
+                            /** @description False for test data, true for real data. */
+                            livemode: boolean;
+                            /**
+                             * Format: date-time
+                             * @description UTC, ISO 8601 with milliseconds and Z.
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC, ISO 8601 with milliseconds and Z.
+                             */
+                            updated_at: string;
+                            /** @description Send it in double quotes as If-Match to change this customer. */
+                            version: string;
+                        };
+                        /** @description The changed top-level fields' values before the change. */
+                        previous_attributes: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s is a delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a delivery: it is retried on the schedule, then failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_customer_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                    id: string;
+                    /**
+                     * @description Always `webhook_event`.
+                     * @constant
+                     */
+                    object: "webhook_event";
+                    /**
+                     * @description What happened.
+                     * @constant
+                     */
+                    type: "customer.deleted";
+                    /**
+                     * Format: date-time
+                     * @description When the change was made; receivers order events by it.
+                     */
+                    created_at: string;
+                    /** @description true for a live change, false for a test one. */
+                    livemode: boolean;
+                    /** @description The record after the change. */
+                    data: {
+                        /** @description The deleted shape. */
+                        object: {
+                            /** @description A `cus_` id. */
+                            id: string;
+                            /**
+                             * @description Always `customer`.
+                             * @constant
+                             */
+                            object: "customer";
+                            /**
+                             * @description Always true: the customer is gone.
+                             * @constant
+                             */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s is a delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a delivery: it is retried on the schedule, then failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                    id: string;
+                    /**
+                     * @description Always `webhook_event`.
+                     * @constant
+                     */
+                    object: "webhook_event";
+                    /**
+                     * @description What happened.
+                     * @constant
+                     */
+                    type: "webhook.test";
+                    /**
+                     * Format: date-time
+                     * @description When the change was made; receivers order events by it.
+                     */
+                    created_at: string;
+                    /** @description true for a live change, false for a test one. */
+                    livemode: boolean;
+                    /** @description The record after the change. */
+                    data: {
+                        /** @description The endpoint. */
+                        object: {
+                            /** @description The endpoint the test was sent to. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_endpoint`.
+                             * @constant
+                             */
+                            object: "webhook_endpoint";
+                            /** @description The endpoint's URL. */
+                            url: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s is a delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a delivery: it is retried on the schedule, then failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

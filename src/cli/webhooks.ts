@@ -1,0 +1,171 @@
+import { Command } from 'commander';
+import { invalid } from '../errors.ts';
+import type { WebhookDelivery, WebhookEndpoint } from '../resources/webhooks/webhook.model.ts';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  endpointDeliveries,
+  resendDelivery,
+  rotateSecret,
+  sendTestEvent,
+  setEndpointStatus,
+  workspaceEndpoints,
+} from '../resources/webhooks/webhook.service.ts';
+import { getWorkspace } from '../resources/workspaces/workspace.service.ts';
+import { commaList, printResult, withStorage } from './run.ts';
+
+function oneLine(e: WebhookEndpoint): string {
+  const masked = e.contacts_masked ? ' contacts-masked' : '';
+  return `${e.id}  ${e.url}  ${e.mode}  ${e.events.join(',')}${masked}  ${e.status}`;
+}
+
+function deliveryLine(d: WebhookDelivery): string {
+  const last = d.last_status ?? d.last_error ?? '-';
+  const next = d.next_attempt_at ? `  next ${d.next_attempt_at}` : '';
+  return `${d.created_at}  ${d.event}  ${d.type}  ${d.status}  attempts ${d.attempts}  last ${last}${next}`;
+}
+
+interface CreateOptions {
+  workspace: string;
+  url: string;
+  mode: string;
+  events?: string[];
+  contactsMasked?: boolean;
+  json?: boolean;
+}
+
+async function create(opts: CreateOptions): Promise<void> {
+  if (opts.mode !== 'test' && opts.mode !== 'live') throw invalid('--mode must be test or live');
+  const { endpoint, secret } = await withStorage(async ({ storage, clock, config }) => {
+    await getWorkspace(storage.db, opts.workspace);
+    return createEndpoint(
+      storage,
+      clock,
+      { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate },
+      {
+        workspaceId: opts.workspace,
+        url: opts.url,
+        mode: opts.mode as 'test' | 'live',
+        ...(opts.events ? { events: opts.events } : {}),
+        contactsMasked: opts.contactsMasked === true,
+        createdBy: 'operator CLI',
+      },
+    );
+  });
+  printResult(
+    opts.json,
+    { ...endpoint, secret },
+    () => `Created webhook endpoint ${oneLine(endpoint)}\nSigning secret (shown this once, store it now): ${secret}`,
+  );
+}
+
+/** `webhooks create|list|disable|enable|delete|deliveries` (DECISIONS "Operator CLI"), plus rotate-secret, resend, send-test. */
+export function webhooksCommand(): Command {
+  const cmd = new Command('webhooks').description("Create and manage a workspace's webhook endpoints.");
+
+  cmd
+    .command('create')
+    .description('Create a webhook endpoint; its signing secret is printed once.')
+    .requiredOption('--workspace <wsp>', 'the wsp_ id')
+    .requiredOption('--url <url>', 'where events are posted (https)')
+    .requiredOption('--mode <mode>', 'test or live: which changes it hears of')
+    .option('--events <types>', 'comma-separated event types (default: all, "*")', commaList)
+    .option('--contacts-masked', "never send customers' email or phone in full")
+    .option('--json', 'print one JSON document')
+    .action(create);
+
+  cmd
+    .command('list')
+    .description("List a workspace's webhook endpoints, newest first (no secrets).")
+    .requiredOption('--workspace <wsp>', 'the wsp_ id')
+    .option('--json', 'print one JSON document')
+    .action(async (opts: { workspace: string; json?: boolean }) => {
+      const endpoints = await withStorage(async ({ storage }) => {
+        await getWorkspace(storage.db, opts.workspace);
+        return workspaceEndpoints(storage.db, opts.workspace);
+      });
+      printResult(opts.json, endpoints, () =>
+        endpoints.length === 0 ? `No webhook endpoints in ${opts.workspace}.` : endpoints.map(oneLine).join('\n'),
+      );
+    });
+
+  for (const status of ['disable', 'enable'] as const) {
+    cmd
+      .command(status)
+      .description(`${status === 'disable' ? 'Disable' : 'Enable'} a webhook endpoint.`)
+      .argument('<endpoint>', 'the wh_ id')
+      .option('--json', 'print one JSON document')
+      .action(async (id: string, opts: { json?: boolean }) => {
+        const endpoint = await withStorage(({ storage, clock }) =>
+          setEndpointStatus(storage, clock, null, id, status === 'disable' ? 'disabled' : 'enabled'),
+        );
+        printResult(opts.json, endpoint, () => `${status === 'disable' ? 'Disabled' : 'Enabled'} ${oneLine(endpoint)}`);
+      });
+  }
+
+  cmd
+    .command('delete')
+    .description('Delete a webhook endpoint and its deliveries.')
+    .argument('<endpoint>', 'the wh_ id')
+    .option('--json', 'print one JSON document')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const endpoint = await withStorage(({ storage }) => deleteEndpoint(storage, null, id));
+      printResult(
+        opts.json,
+        { id: endpoint.id, object: 'webhook_endpoint', deleted: true },
+        () => `Deleted ${oneLine(endpoint)}`,
+      );
+    });
+
+  cmd
+    .command('deliveries')
+    .description("An endpoint's recent deliveries, newest first.")
+    .argument('<endpoint>', 'the wh_ id')
+    .option('--json', 'print one JSON document')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const deliveries = await withStorage(({ storage }) => endpointDeliveries(storage.db, null, id));
+      printResult(opts.json, deliveries, () =>
+        deliveries.length === 0 ? `No deliveries to ${id} yet.` : deliveries.map(deliveryLine).join('\n'),
+      );
+    });
+
+  cmd
+    .command('rotate-secret')
+    .description('A new signing secret, printed once; the old one keeps signing beside it for 24 hours.')
+    .argument('<endpoint>', 'the wh_ id')
+    .option('--json', 'print one JSON document')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const { endpoint, secret } = await withStorage(({ storage, clock }) => rotateSecret(storage, clock, null, id));
+      printResult(
+        opts.json,
+        { ...endpoint, secret },
+        () => `Rotated the secret of ${oneLine(endpoint)}\nNew signing secret (shown this once): ${secret}`,
+      );
+    });
+
+  cmd
+    .command('resend')
+    .description('Deliver an event to the endpoint again, whatever its delivery came to.')
+    .argument('<endpoint>', 'the wh_ id')
+    .argument('<event>', 'the whe_ id')
+    .option('--json', 'print one JSON document')
+    .action(async (id: string, event: string, opts: { json?: boolean }) => {
+      await withStorage(({ storage, clock }) => resendDelivery(storage, clock, null, id, event));
+      printResult(opts.json, { endpoint: id, event, status: 'pending' }, () => `Queued ${event} for ${id} again.`);
+    });
+
+  cmd
+    .command('send-test')
+    .description('Send the endpoint a webhook.test event.')
+    .argument('<endpoint>', 'the wh_ id')
+    .option('--json', 'print one JSON document')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      await withStorage(({ storage, clock }) => sendTestEvent(storage, clock, null, id));
+      printResult(
+        opts.json,
+        { endpoint: id, type: 'webhook.test', status: 'pending' },
+        () => `Queued a webhook.test event for ${id}.`,
+      );
+    });
+  return cmd;
+}

@@ -1,0 +1,129 @@
+import type { WebhookDelivery, WebhookEndpoint } from '../../resources/webhooks/webhook.model.ts';
+import { html } from '../html.ts';
+import { csrfField, describedBy, fieldError, notice, page, type PageContext } from './layout.ts';
+
+/** The developer settings' Webhooks pages (DECISIONS "Webhooks"): list and create, one endpoint, its secret once. */
+export interface WebhookFormValues {
+  url: string;
+  mode: 'test' | 'live';
+  events: string;
+  contacts_masked: boolean;
+}
+
+export const EMPTY_WEBHOOK_FORM: WebhookFormValues = { url: '', mode: 'test', events: '*', contacts_masked: false };
+
+const STATUS = { enabled: 'Enabled', disabled: 'Disabled' } as const;
+
+export function webhooksPage(
+  ctx: PageContext,
+  view: { endpoints: WebhookEndpoint[]; values: WebhookFormValues; error?: string; message?: string },
+) {
+  const rows = view.endpoints.map(
+    (e) => html`<tr>
+        <td><a href="/console/webhooks/${e.id}">${e.url}</a></td>
+        <td>${e.mode === 'live' ? 'Live' : 'Test'}</td>
+        <td>${e.events.join(', ')}</td>
+        <td>${e.contacts_masked ? 'Masked' : 'Full'}</td>
+        <td>${STATUS[e.status]}</td>
+      </tr>`,
+  );
+  const v = view.values;
+  return page(
+    ctx,
+    'Webhooks',
+    html`${view.message && notice('ok', view.message)}
+    <p>Events about this workspace's customers (and the records an import writes) are posted to these
+      addresses, signed as Standard Webhooks.</p>
+    ${
+      view.endpoints.length === 0
+        ? html`<p>This workspace has no webhook endpoints yet.</p>`
+        : html`<table>
+        <caption class="hint">Every endpoint of the workspace, newest first</caption>
+        <thead><tr><th scope="col">URL</th><th scope="col">Mode</th><th scope="col">Events</th>
+          <th scope="col">Contacts</th><th scope="col">Status</th></tr></thead>
+        <tbody>${rows}</tbody>
+      </table>`
+    }
+    <h2>Add an endpoint</h2>
+    <form method="post" action="/console/webhooks">
+      ${csrfField(ctx)}
+      <div class="field">
+        <label for="url">URL</label>
+        <input id="url" name="url" type="url" required value="${v.url}"${describedBy('url', view.error)}>
+        ${fieldError('url', view.error)}
+      </div>
+      <div class="field">
+        <label for="mode">Mode</label>
+        <select id="mode" name="mode">
+          <option value="test"${v.mode === 'test' ? ' selected' : ''}>Test</option>
+          <option value="live"${v.mode === 'live' ? ' selected' : ''}>Live</option>
+        </select>
+      </div>
+      <div class="field">
+        <label for="events">Event types (comma-separated, or * for all)</label>
+        <input id="events" name="events" value="${v.events}">
+      </div>
+      <div class="field">
+        <input id="contacts_masked" name="contacts_masked" type="checkbox"${v.contacts_masked ? ' checked' : ''}>
+        <label for="contacts_masked">Mask customers' email and phone</label>
+      </div>
+      <button type="submit">Add endpoint</button>
+    </form>`,
+  );
+}
+
+export function webhookPage(
+  ctx: PageContext,
+  view: { endpoint: WebhookEndpoint; deliveries: WebhookDelivery[]; secret?: string | null; message?: string },
+) {
+  const e = view.endpoint;
+  const action = (path: string, label: string) => html`<form method="post" action="/console/webhooks/${e.id}/${path}">
+      ${csrfField(ctx)}<button type="submit">${label}</button></form>`;
+  const rows = view.deliveries.map(
+    (d) => html`<tr>
+        <td><code>${d.event}</code></td>
+        <td>${d.type}</td>
+        <td>${d.status}</td>
+        <td>${String(d.attempts)}</td>
+        <td>${d.last_status === null ? (d.last_error ?? '—') : String(d.last_status)}</td>
+        <td>${d.next_attempt_at ?? '—'}</td>
+        <td>${action(`deliveries/${d.event}/resend`, 'Resend')}</td>
+      </tr>`,
+  );
+  return page(
+    ctx,
+    `Webhook ${e.url}`,
+    html`${view.message && notice('ok', view.message)}
+    ${
+      view.secret &&
+      html`${notice('info', 'This signing secret is shown once. Store it now: receivers verify deliveries with it.')}
+      <div class="field"><label for="secret">Signing secret</label>
+        <input id="secret" readonly value="${view.secret}"></div>`
+    }
+    <dl>
+      <dt>Mode</dt><dd>${e.mode === 'live' ? 'Live' : 'Test'}</dd>
+      <dt>Events</dt><dd>${e.events.join(', ')}</dd>
+      <dt>Contacts</dt><dd>${e.contacts_masked ? 'Masked' : 'Full'}</dd>
+      <dt>Status</dt><dd>${STATUS[e.status]}</dd>
+      <dt>Created by</dt><dd>${e.created_by}</dd>
+    </dl>
+    <div class="actions">
+      ${action('test', 'Send test event')}
+      ${e.status === 'enabled' ? action('disable', 'Disable') : action('enable', 'Enable')}
+      ${action('rotate', 'Rotate secret')}
+      ${action('delete', 'Delete')}
+    </div>
+    <h2>Recent deliveries</h2>
+    ${
+      view.deliveries.length === 0
+        ? html`<p>No deliveries yet.</p>`
+        : html`<table>
+        <caption class="hint">Newest first</caption>
+        <thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Status</th>
+          <th scope="col">Attempts</th><th scope="col">Last status or error</th><th scope="col">Next attempt</th>
+          <th scope="col"><span class="hint">Action</span></th></tr></thead>
+        <tbody>${rows}</tbody>
+      </table>`
+    }`,
+  );
+}

@@ -1,0 +1,104 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { hostOf, isIpAddress, refusedAddress } from '../lib/webhook-address.ts';
+
+/**
+ * One attempt to post a webhook (DECISIONS "Webhooks"): no redirects followed (Node's http
+ * follows none), a 10 s limit on the whole attempt, a body of at most 256 KiB, and the
+ * answer read to at most 4 KiB. Unless private addresses are allowed, the address the
+ * connection goes to is checked after DNS, in the socket's own look-up, so a name that
+ * resolves to a public address when checked and a private one when used gains nothing.
+ */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+export const MAX_BODY_BYTES = 256 * 1024;
+export const MAX_ANSWER_BYTES = 4 * 1024;
+
+export type AttemptResult = { ok: boolean; status: number | null; error: string | null };
+
+export interface SendOptions {
+  allowPrivate: boolean;
+  timeoutMs?: number;
+}
+
+class RefusedAddress extends Error {}
+
+/** A look-up that refuses what it resolves to when that is not a public address. */
+function guardedLookup(): LookupFunction {
+  return ((hostname: string, options: LookupOptions, callback: (...args: unknown[]) => void) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err);
+      for (const a of addresses) {
+        const why = refusedAddress(a.address);
+        if (why) return callback(new RefusedAddress(`refused at connect: ${hostname} resolved to ${why}`));
+      }
+      if (options.all) return callback(null, addresses);
+      return callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  }) as LookupFunction;
+}
+
+export function postWebhook(
+  target: string,
+  body: string,
+  headers: Record<string, string>,
+  options: SendOptions,
+): Promise<AttemptResult> {
+  const bytes = Buffer.byteLength(body);
+  if (bytes > MAX_BODY_BYTES) {
+    return Promise.resolve({ ok: false, status: null, error: `payload of ${bytes} bytes is over 256 KiB` });
+  }
+  const url = new URL(target);
+  if (!options.allowPrivate && isIpAddress(hostOf(url))) {
+    // An address literal is never looked up, so it is checked here.
+    const why = refusedAddress(hostOf(url));
+    if (why) return Promise.resolve({ ok: false, status: null, error: `refused at connect: ${why}` });
+  }
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: AttemptResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const request = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(bytes), 'user-agent': 'venue-api-webhooks/1' },
+        agent: false,
+        ...(options.allowPrivate ? {} : { lookup: guardedLookup() }),
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          // Only so much of an answer is read: a receiver's body tells us nothing we keep.
+          if (read >= MAX_ANSWER_BYTES) response.destroy();
+        });
+        const done = () => {
+          const ok = status >= 200 && status < 300;
+          const error = ok
+            ? null
+            : status >= 300 && status < 400
+              ? `redirect (${status}) not followed`
+              : `answered ${status}`;
+          finish({ ok, status, error });
+        };
+        response.on('end', done);
+        response.on('close', done);
+        response.on('error', done);
+      },
+    );
+    const timer = setTimeout(
+      () => request.destroy(new Error(`no answer within ${(options.timeoutMs ?? ATTEMPT_TIMEOUT_MS) / 1000} s`)),
+      options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+    );
+    request.on('error', (err) => finish({ ok: false, status: null, error: err.message.slice(0, 500) }));
+    request.end(body);
+  });
+}

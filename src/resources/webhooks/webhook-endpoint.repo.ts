@@ -1,0 +1,102 @@
+import type { Insertable, Updateable } from 'kysely';
+import type { Queryable, Tx, WebhookEndpointTable } from '../../db/schema.ts';
+import type { Scope } from '../actor.model.ts';
+
+/** Webhook endpoints (011-webhooks): every query names its workspace (CONVENTIONS 4). */
+
+export async function insertEndpoint(tx: Tx, row: Insertable<WebhookEndpointTable>): Promise<void> {
+  await tx.insertInto('webhook_endpoints').values(row).execute();
+}
+
+export async function countEndpoints(tx: Queryable, workspaceId: string): Promise<number> {
+  const row = await tx
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function listEndpoints(db: Queryable, workspaceId: string): Promise<WebhookEndpointTable[]> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** One endpoint by id; `workspaceId` null only for the operator's CLI, which names endpoints by id alone. */
+export async function findEndpoint(
+  db: Queryable,
+  workspaceId: string | null,
+  id: string,
+): Promise<WebhookEndpointTable | undefined> {
+  let query = db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id);
+  if (workspaceId !== null) query = query.where('workspace_id', '=', workspaceId);
+  return query.executeTakeFirst();
+}
+
+/** The enabled endpoints of a workspace's mode: where its events go. */
+export async function enabledEndpoints(db: Queryable, scope: Scope): Promise<WebhookEndpointTable[]> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('mode', '=', scope.livemode ? 'live' : 'test')
+    .where('status', '=', 'enabled')
+    .execute();
+}
+
+export async function updateEndpoint(
+  tx: Queryable,
+  workspaceId: string,
+  id: string,
+  set: Updateable<WebhookEndpointTable>,
+): Promise<void> {
+  await tx
+    .updateTable('webhook_endpoints')
+    .set(set)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Removes the endpoint with its deliveries (events stay for other endpoints; orphans go with retention). */
+export async function deleteEndpoint(tx: Tx, workspaceId: string, id: string): Promise<void> {
+  await tx
+    .deleteFrom('webhook_deliveries')
+    .where('workspace_id', '=', workspaceId)
+    .where('endpoint_id', '=', id)
+    .execute();
+  await tx.deleteFrom('webhook_endpoints').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+}
+
+/** After an attempt: a success ends a run of failures, a failure starts one (if none is running). */
+export async function noteAttempt(tx: Tx, workspaceId: string, id: string, ok: boolean, now: number): Promise<void> {
+  const query = tx.updateTable('webhook_endpoints').where('workspace_id', '=', workspaceId).where('id', '=', id);
+  if (ok) await query.set({ failing_since: null }).where('failing_since', 'is not', null).execute();
+  else await query.set({ failing_since: now }).where('failing_since', 'is', null).execute();
+}
+
+/** Disables the endpoint when every attempt since `before` or earlier failed; answers it when it did. */
+export async function disableIfFailingSince(
+  tx: Tx,
+  workspaceId: string,
+  id: string,
+  before: number,
+  reason: string,
+  now: number,
+): Promise<WebhookEndpointTable | undefined> {
+  const result = await tx
+    .updateTable('webhook_endpoints')
+    .set({ status: 'disabled', disabled_reason: reason, updated_at: now })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .where('status', '=', 'enabled')
+    .where('failing_since', '<=', before)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return undefined;
+  return findEndpoint(tx, workspaceId, id);
+}

@@ -1,0 +1,83 @@
+import type { WebhookEndpointTable } from '../../db/schema.ts';
+import { newId } from '../../lib/ids.ts';
+import { toInstant } from '../../lib/time.ts';
+import type { Scope } from '../actor.model.ts';
+import type { Tx } from '../writes/write.pipeline.ts';
+import { insertDeliveries, insertEvent } from './webhook-delivery.repo.ts';
+import { enabledEndpoints } from './webhook-endpoint.repo.ts';
+import { subscribes } from './webhook.model.ts';
+
+/**
+ * The transactional outbox (DECISIONS "Webhooks"): an event and one delivery per matching
+ * enabled endpoint are written in the transaction of the change they describe, so a
+ * committed change always has its deliveries and a rolled-back one has none. An event no
+ * endpoint takes is not written at all: there is no one to send it to, now or later (an
+ * endpoint made afterwards receives what happens afterwards).
+ */
+export interface NewEvent {
+  type: string;
+  /** When the change was made. */
+  at: number;
+  /** The record as GET shows it right after the change, or the deleted shape. */
+  object: unknown;
+  /** For an update: the changed top-level fields' earlier values. */
+  previous?: Record<string, unknown>;
+}
+
+export function eventPayload(id: string, livemode: boolean, event: NewEvent): Record<string, unknown> {
+  const data: Record<string, unknown> = { object: event.object };
+  if (event.previous !== undefined) data.previous_attributes = event.previous;
+  return { id, object: 'webhook_event', type: event.type, created_at: toInstant(event.at), livemode, data };
+}
+
+/** Writes the events the endpoints take, with their deliveries, due at once. */
+export async function writeEvents(
+  tx: Tx,
+  scope: Scope,
+  endpoints: readonly WebhookEndpointTable[],
+  events: readonly NewEvent[],
+): Promise<void> {
+  for (const event of events) {
+    const takers = endpoints.filter((e) => subscribes(JSON.parse(e.events) as string[], event.type));
+    if (takers.length === 0) continue;
+    const id = newId('webhook_event');
+    await insertEvent(tx, {
+      id,
+      workspace_id: scope.workspaceId,
+      livemode: scope.livemode ? 1 : 0,
+      type: event.type,
+      payload: JSON.stringify(eventPayload(id, scope.livemode, event)),
+      created_at: event.at,
+    });
+    await insertDeliveries(
+      tx,
+      takers.map((endpoint) => ({
+        id: newId('webhook_delivery'),
+        workspace_id: scope.workspaceId,
+        endpoint_id: endpoint.id,
+        event_id: id,
+        status: 'pending' as const,
+        attempts: 0,
+        last_status: null,
+        last_error: null,
+        next_attempt_at: event.at,
+        claimed_until: null,
+        created_at: event.at,
+        updated_at: event.at,
+      })),
+    );
+  }
+}
+
+/** The enabled endpoints of the scope taking any of these types; empty: nothing to record. */
+export async function endpointsFor(tx: Tx, scope: Scope, types: readonly string[]): Promise<WebhookEndpointTable[]> {
+  const endpoints = await enabledEndpoints(tx, scope);
+  return endpoints.filter((e) => types.some((t) => subscribes(JSON.parse(e.events) as string[], t)));
+}
+
+/** One call for a writer that has its events at hand (the import's read-only records). */
+export async function recordEvents(tx: Tx, scope: Scope, events: readonly NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const endpoints = await endpointsFor(tx, scope, [...new Set(events.map((e) => e.type))]);
+  if (endpoints.length > 0) await writeEvents(tx, scope, endpoints, events);
+}

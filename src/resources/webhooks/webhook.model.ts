@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import type { WebhookDeliveryTable, WebhookEndpointTable } from '../../db/schema.ts';
+import { toInstant } from '../../lib/time.ts';
+
+/**
+ * Webhook endpoints and deliveries as the CLI and the console show them (DECISIONS
+ * "Webhooks"). The secret is never part of either: it is shown once, when made or rotated.
+ */
+
+/** The read-only collections whose records an import writes, by event prefix. */
+export const IMPORTED_OBJECTS = [
+  'booking',
+  'order',
+  'ticket',
+  'gift_card',
+  'venue',
+  'activity',
+  'package',
+  'event',
+  'list',
+  'tag',
+] as const;
+
+export const EVENT_TYPES: readonly string[] = [
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
+  ...IMPORTED_OBJECTS.flatMap((o) => [`${o}.created`, `${o}.updated`]),
+  'webhook.test',
+];
+
+/** At most this many endpoints a workspace (DECISIONS "Webhooks"). */
+export const MAX_ENDPOINTS = 16;
+
+/** A rotated secret keeps signing beside the new one this long. */
+export const ROTATED_SECRET_MS = 24 * 3_600_000;
+
+/** An endpoint whose every delivery failed this long is disabled. */
+export const FAILING_DISABLE_MS = 3 * 24 * 3_600_000;
+
+export interface WebhookEndpoint {
+  id: string;
+  object: 'webhook_endpoint';
+  url: string;
+  mode: 'test' | 'live';
+  events: string[];
+  contacts_masked: boolean;
+  status: 'enabled' | 'disabled';
+  created_at: string;
+  created_by: string;
+}
+
+export interface WebhookDelivery {
+  event: string;
+  type: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+}
+
+export function toEndpoint(row: WebhookEndpointTable): WebhookEndpoint {
+  return {
+    id: row.id,
+    object: 'webhook_endpoint',
+    url: row.url,
+    mode: row.mode,
+    events: JSON.parse(row.events) as string[],
+    contacts_masked: row.contacts_masked === 1,
+    status: row.status,
+    created_at: toInstant(row.created_at),
+    created_by: row.created_by,
+  };
+}
+
+export function toDelivery(row: WebhookDeliveryTable & { type: string }): WebhookDelivery {
+  return {
+    event: row.event_id,
+    type: row.type,
+    status: row.status,
+    attempts: row.attempts,
+    last_status: row.last_status,
+    last_error: row.last_error,
+    next_attempt_at: toInstant(row.next_attempt_at),
+    created_at: toInstant(row.created_at),
+  };
+}
+
+/** `whsec_` + base64 of 24 random bytes (the Standard Webhooks form). */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+/** Whether an endpoint subscribed to `["*"]` or a list takes this type. */
+export function subscribes(events: readonly string[], type: string): boolean {
+  return type === 'webhook.test' || events.includes('*') || events.includes(type);
+}
+
+/** The endpoint's event list, checked: `*` alone, or known types without repeats. */
+export function parseEventTypes(raw: readonly string[] | undefined): string[] | string {
+  if (raw === undefined || raw.length === 0) return ['*'];
+  const events = [...new Set(raw.map((e) => e.trim()).filter((e) => e !== ''))];
+  if (events.includes('*')) return events.length === 1 ? ['*'] : 'events: "*" stands alone';
+  const unknown = events.filter((e) => !EVENT_TYPES.includes(e) || e === 'webhook.test');
+  if (unknown.length > 0) return `events: unknown type ${unknown.join(', ')}; known: ${EVENT_TYPES.join(', ')}`;
+  return events;
+}

@@ -1,0 +1,227 @@
+import { lookup } from 'node:dns/promises';
+import type { Db } from '../../db/schema.ts';
+import type { Writer } from '../../db/write.ts';
+import { conflict, invalid, notFound } from '../../errors.ts';
+import { isIdOf, newId } from '../../lib/ids.ts';
+import type { Clock } from '../../lib/time.ts';
+import { hostOf, isIpAddress, refusedAddress } from '../../lib/webhook-address.ts';
+import { recentDeliveries, requeueDelivery } from './webhook-delivery.repo.ts';
+import {
+  countEndpoints,
+  deleteEndpoint as removeEndpoint,
+  findEndpoint,
+  insertEndpoint,
+  listEndpoints,
+  updateEndpoint,
+} from './webhook-endpoint.repo.ts';
+import { writeEvents } from './webhook-event.service.ts';
+import {
+  MAX_ENDPOINTS,
+  newSigningSecret,
+  parseEventTypes,
+  ROTATED_SECRET_MS,
+  toDelivery,
+  toEndpoint,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from './webhook.model.ts';
+
+/**
+ * Webhook endpoints (DECISIONS "Webhooks"): made and managed by the console's key managers
+ * and by the operator's CLI, which name an endpoint by its id alone (`workspaceId` null).
+ */
+export interface WebhookPolicy {
+  /** WEBHOOK_ALLOW_HTTP */
+  allowHttp: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE */
+  allowPrivate: boolean;
+  /** DNS, replaceable in tests. */
+  resolve?: (host: string) => Promise<string[]>;
+}
+
+export interface CreateEndpointInput {
+  workspaceId: string;
+  url: string;
+  mode: 'test' | 'live';
+  events?: readonly string[];
+  contactsMasked: boolean;
+  /** Who made it: a staff member's email, or "operator CLI". */
+  createdBy: string;
+}
+
+const resolveAll = async (host: string) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
+/** The URL, checked: https (or http when allowed), no credentials, a host that resolves only to allowed addresses. */
+export async function checkWebhookUrl(raw: string, policy: WebhookPolicy): Promise<string> {
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  if (url === null)
+    throw invalid(`url: "${raw.slice(0, 200)}" is not an absolute URL`, [
+      { field: 'url', message: 'must be an absolute URL' },
+    ]);
+  const schemes = policy.allowHttp ? ['https:', 'http:'] : ['https:'];
+  if (!schemes.includes(url.protocol)) {
+    throw invalid('url: webhooks are sent over https only', [{ field: 'url', message: 'must start with https://' }]);
+  }
+  if (url.username || url.password) {
+    throw invalid('url: must not carry a user name or password', [{ field: 'url', message: 'has credentials' }]);
+  }
+  if (raw.length > 2048) throw invalid('url: at most 2048 characters', [{ field: 'url', message: 'too long' }]);
+  if (!policy.allowPrivate) {
+    const host = hostOf(url);
+    let addresses: string[];
+    try {
+      addresses = isIpAddress(host) ? [host] : await (policy.resolve ?? resolveAll)(host);
+    } catch {
+      throw invalid(`url: the host ${host} does not resolve`, [{ field: 'url', message: 'host does not resolve' }]);
+    }
+    for (const address of addresses) {
+      const why = refusedAddress(address);
+      if (why)
+        throw invalid(`url: ${host} is not a public address (${why})`, [
+          { field: 'url', message: 'not a public address' },
+        ]);
+    }
+  }
+  return url.toString();
+}
+
+export async function createEndpoint(
+  store: Writer,
+  clock: Clock,
+  policy: WebhookPolicy,
+  input: CreateEndpointInput,
+): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  const events = parseEventTypes(input.events);
+  if (typeof events === 'string') throw invalid(events, [{ field: 'events', message: events }]);
+  const url = await checkWebhookUrl(input.url, policy);
+  const secret = newSigningSecret();
+  const now = clock();
+  const row = {
+    id: newId('webhook'),
+    workspace_id: input.workspaceId,
+    mode: input.mode,
+    url,
+    events: JSON.stringify(events),
+    contacts_masked: input.contactsMasked ? 1 : 0,
+    status: 'enabled' as const,
+    secret,
+    previous_secret: null,
+    previous_secret_expires_at: null,
+    failing_since: null,
+    disabled_reason: null,
+    created_at: now,
+    created_by: input.createdBy,
+    updated_at: now,
+  };
+  await store.write(async (tx) => {
+    if ((await countEndpoints(tx, input.workspaceId)) >= MAX_ENDPOINTS) {
+      throw conflict(`A workspace has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`);
+    }
+    await insertEndpoint(tx, row);
+  });
+  return { endpoint: toEndpoint(row), secret };
+}
+
+export async function workspaceEndpoints(db: Db, workspaceId: string): Promise<WebhookEndpoint[]> {
+  return (await listEndpoints(db, workspaceId)).map(toEndpoint);
+}
+
+async function existing(db: Db, workspaceId: string | null, id: string) {
+  const row = isIdOf('webhook', id) ? await findEndpoint(db, workspaceId, id) : undefined;
+  if (!row) throw notFound(`No webhook endpoint ${id.slice(0, 64)}.`);
+  return row;
+}
+
+export async function getEndpoint(db: Db, workspaceId: string | null, id: string): Promise<WebhookEndpoint> {
+  return toEndpoint(await existing(db, workspaceId, id));
+}
+
+/** Enables or disables; enabling clears the record of failures that disabled it. */
+export async function setEndpointStatus(
+  store: Writer,
+  clock: Clock,
+  workspaceId: string | null,
+  id: string,
+  status: 'enabled' | 'disabled',
+): Promise<WebhookEndpoint> {
+  const row = await existing(store.db, workspaceId, id);
+  const set = {
+    status,
+    updated_at: clock(),
+    failing_since: null,
+    disabled_reason: status === 'disabled' ? 'disabled by a person' : null,
+  };
+  await store.write((tx) => updateEndpoint(tx, row.workspace_id, id, set));
+  return toEndpoint({ ...row, ...set });
+}
+
+export async function deleteEndpoint(store: Writer, workspaceId: string | null, id: string): Promise<WebhookEndpoint> {
+  const row = await existing(store.db, workspaceId, id);
+  await store.write((tx) => removeEndpoint(tx, row.workspace_id, id));
+  return toEndpoint(row);
+}
+
+/** A new secret, shown once; the old one keeps signing beside it for 24 hours. */
+export async function rotateSecret(
+  store: Writer,
+  clock: Clock,
+  workspaceId: string | null,
+  id: string,
+): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  const row = await existing(store.db, workspaceId, id);
+  const secret = newSigningSecret();
+  const now = clock();
+  await store.write((tx) =>
+    updateEndpoint(tx, row.workspace_id, id, {
+      secret,
+      previous_secret: row.secret,
+      previous_secret_expires_at: now + ROTATED_SECRET_MS,
+      updated_at: now,
+    }),
+  );
+  return { endpoint: toEndpoint(row), secret };
+}
+
+/** The endpoint's recent deliveries, newest first. */
+export async function endpointDeliveries(
+  db: Db,
+  workspaceId: string | null,
+  id: string,
+  limit = 50,
+): Promise<WebhookDelivery[]> {
+  const row = await existing(db, workspaceId, id);
+  return (await recentDeliveries(db, row.workspace_id, id, limit)).map(toDelivery);
+}
+
+/** "Resend": the delivery is due again now, whatever it came to. */
+export async function resendDelivery(
+  store: Writer,
+  clock: Clock,
+  workspaceId: string | null,
+  id: string,
+  eventId: string,
+): Promise<void> {
+  const row = await existing(store.db, workspaceId, id);
+  const found = await store.write((tx) => requeueDelivery(tx, row.workspace_id, id, eventId, clock()));
+  if (!found) throw notFound(`No delivery of ${eventId.slice(0, 64)} to ${id}.`);
+}
+
+/** "Send test event": a `webhook.test` event to this endpoint alone. */
+export async function sendTestEvent(
+  store: Writer,
+  clock: Clock,
+  workspaceId: string | null,
+  id: string,
+): Promise<void> {
+  const row = await existing(store.db, workspaceId, id);
+  if (row.status !== 'enabled') throw conflict('The endpoint is disabled; enable it to send it events.');
+  const at = clock();
+  await store.write((tx) =>
+    writeEvents(
+      tx,
+      { workspaceId: row.workspace_id, livemode: row.mode === 'live' },
+      [row],
+      [{ type: 'webhook.test', at, object: { id: row.id, object: 'webhook_endpoint', url: row.url } }],
+    ),
+  );
+}

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importRecords } from '../../src/import/import.service.ts';
+import { memorySource } from '../../src/import/reader.ts';
+import { WebhookDeliveryWorker } from '../../src/jobs/webhook-delivery.ts';
+import { createEndpoint } from '../../src/resources/webhooks/webhook.service.ts';
+import { makeTestApp, type TestApp } from '../helpers/app.ts';
+import { ENGINES } from '../helpers/storage.ts';
+import { get } from '../helpers/writes.ts';
+import * as r from '../import/records.ts';
+import { startReceiver, type Receiver } from './receiver.ts';
+
+describe.each(ENGINES)('webhook events of an import on %s', (engine) => {
+  let t: TestApp;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    t = await makeTestApp(engine);
+    receiver = await startReceiver();
+    const made = await createEndpoint(
+      t.storage,
+      t.clock.fn,
+      { allowHttp: true, allowPrivate: true },
+      { workspaceId: t.workspaceId, url: receiver.url(), mode: 'live', contactsMasked: false, createdBy: 'test' },
+    );
+    receiver.secret = made.secret;
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await t?.close();
+  });
+
+  const run = (lines: Record<string, unknown>[]) =>
+    importRecords(t.storage, { workspaceId: t.workspaceId, source: memorySource(r.ndjson(lines)), clock: t.clock.fn });
+  const drain = () =>
+    new WebhookDeliveryWorker({
+      store: t.storage,
+      engine: t.storage.engine,
+      clock: t.clock.fn,
+      mail: { smtpUrl: null, mailFrom: 'x@example.com' },
+      allowPrivate: true,
+      retrySchedule: [5],
+    }).drain();
+
+  it('sends customer.created and customer.updated as GET shows them, and <object>.created/updated for the rest', async () => {
+    const c = r.customer({ last_name: 'Imported', livemode: true });
+    const v = r.venue();
+    expect((await run([v, c])).bad_lines).toEqual([]);
+    await drain();
+    const first = receiver.received.map((x) => x.body);
+    expect(first.map((b) => b.type).sort()).toEqual(['customer.created', 'venue.created']);
+    const created = first.find((b) => b.type === 'customer.created');
+    expect(created.data.object).toEqual((await get(t, t.keys.live, c.id as string)).json());
+    expect(first.find((b) => b.type === 'venue.created').data.object.id).toBe(v.id);
+
+    receiver.received.length = 0;
+    expect(
+      (
+        await run([
+          { ...v, name: 'Renamed' },
+          { ...c, last_name: 'Again' },
+        ])
+      ).bad_lines,
+    ).toEqual([]);
+    await drain();
+    const second = receiver.received.map((x) => x.body);
+    expect(second.map((b) => b.type).sort()).toEqual(['customer.updated', 'venue.updated']);
+    const updated = second.find((b) => b.type === 'customer.updated');
+    expect(updated.data.previous_attributes).toEqual({ last_name: 'Imported' });
+    expect(updated.data.object).toEqual((await get(t, t.keys.live, c.id as string)).json());
+    expect(receiver.received.every((x) => x.verified)).toBe(true);
+  });
+
+  it('a test-mode customer of an import reaches no live endpoint', async () => {
+    receiver.received.length = 0;
+    expect((await run([r.customer({ livemode: false })])).bad_lines).toEqual([]);
+    await drain();
+    expect(receiver.received).toEqual([]);
+  });
+});

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebhookDeliveryWorker } from '../../src/jobs/webhook-delivery.ts';
+import { addStaff } from '../../src/resources/workspaces/workspace.service.ts';
+import { makeTestApp, type TestApp } from '../helpers/app.ts';
+import { ENGINES } from '../helpers/storage.ts';
+import { ConsoleClient, textOf } from '../console/client.ts';
+import { startReceiver, type Receiver } from './receiver.ts';
+
+/** The console's Webhooks pages, through the forms as a browser posts them. */
+describe.each(ENGINES)('console webhooks on %s', (engine) => {
+  let t: TestApp;
+  let receiver: Receiver;
+  let manager: ConsoleClient;
+  let staff: ConsoleClient;
+
+  beforeAll(async () => {
+    t = await makeTestApp(engine, { env: { WEBHOOK_ALLOW_HTTP: 'on', WEBHOOK_ALLOW_PRIVATE: 'on' } });
+    receiver = await startReceiver();
+    for (const [email, role] of [
+      ['km@example.com', 'key_manager'],
+      ['staff@example.com', 'staff'],
+    ] as const) {
+      await addStaff(t.storage, t.clock.fn, {
+        workspaceId: t.workspaceId,
+        email,
+        name: role,
+        role,
+        password: 'pw-123456',
+      });
+    }
+    manager = new ConsoleClient(t.app);
+    await manager.signIn('km@example.com', 'pw-123456');
+    staff = new ConsoleClient(t.app, '203.0.113.8');
+    await staff.signIn('staff@example.com', 'pw-123456');
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await t?.close();
+  });
+
+  it('a key manager creates an endpoint, sees the secret once, sends a test event and sees its delivery', async () => {
+    const list = await manager.get('/console/webhooks');
+    expect(list.statusCode).toBe(200);
+    expect(textOf(list.body)).toContain('no webhook endpoints yet');
+    const made = await manager.post('/console/webhooks', { url: receiver.url(), mode: 'test', events: '*' });
+    expect(made.statusCode, made.body).toBe(303);
+    const location = made.headers.location as string;
+    expect(location).toMatch(/^\/console\/webhooks\/wh_\w{22}$/);
+    const shown = await manager.get(location);
+    const secret = /id="secret" readonly value="([^"]+)"/.exec(shown.body)?.[1];
+    expect(secret).toMatch(/^whsec_/);
+    receiver.secret = secret!;
+    expect((await manager.get(location)).body).not.toContain(secret!);
+
+    const sent = await manager.post(`${location}/test`, {});
+    expect(sent.statusCode).toBe(303);
+    const worker = new WebhookDeliveryWorker({
+      store: t.storage,
+      engine: t.storage.engine,
+      clock: t.clock.fn,
+      mail: { smtpUrl: null, mailFrom: 'x@example.com' },
+      allowPrivate: true,
+      retrySchedule: [5],
+    });
+    await worker.drain();
+    expect(receiver.received).toHaveLength(1);
+    expect(receiver.received[0]!.verified).toBe(true);
+    const page = textOf((await manager.get(location)).body);
+    expect(page).toContain('webhook.test');
+    expect(page).toContain('delivered');
+    expect(page).toContain('204');
+
+    const eventId = receiver.received[0]!.id;
+    expect((await manager.post(`${location}/deliveries/${eventId}/resend`, {})).statusCode).toBe(303);
+    await worker.drain();
+    expect(receiver.received.map((r) => r.id)).toEqual([eventId, eventId]);
+
+    expect((await manager.post(`${location}/disable`, {})).statusCode).toBe(303);
+    expect(textOf((await manager.get(location)).body)).toContain('Disabled');
+    expect((await manager.post(`${location}/enable`, {})).statusCode).toBe(303);
+    expect((await manager.post(`${location}/rotate`, {})).statusCode).toBe(303);
+    const rotated = /id="secret" readonly value="([^"]+)"/.exec((await manager.get(location)).body)?.[1];
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    expect((await manager.post(`${location}/delete`, {})).statusCode).toBe(303);
+    expect(textOf((await manager.get('/console/webhooks')).body)).toContain('no webhook endpoints yet');
+  });
+
+  it('a refused URL is shown on the form, and nothing is made', async () => {
+    await manager.get('/console/webhooks');
+    const res = await manager.post('/console/webhooks', { url: 'ftp://example.com/', mode: 'live', events: '*' });
+    expect(res.statusCode).toBe(400);
+    expect(textOf(res.body)).toContain('https only');
+  });
+
+  it('staff get 403, and a form without its CSRF token is refused', async () => {
+    expect((await staff.get('/console/webhooks')).statusCode).toBe(403);
+    expect((await staff.post('/console/webhooks', { url: receiver.url(), mode: 'test' })).statusCode).toBe(403);
+    await manager.get('/console/webhooks');
+    const forged = await manager.post('/console/webhooks', { url: receiver.url(), mode: 'test' }, null);
+    expect(forged.statusCode).toBe(403);
+    const rows = await t.storage.db.selectFrom('webhook_endpoints').select('id').execute();
+    expect(rows).toEqual([]);
+  });
+});
