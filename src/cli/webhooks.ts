@@ -12,7 +12,7 @@ import {
   workspaceEndpoints,
 } from '../resources/webhooks/webhook.service.ts';
 import { getWorkspace } from '../resources/workspaces/workspace.service.ts';
-import { commaList, printResult, withStorage } from './run.ts';
+import { BY_OPTION, commaList, operatorActor, printResult, withStorage } from './run.ts';
 
 function oneLine(e: WebhookEndpoint): string {
   const masked = e.contacts_masked ? ' contacts-masked' : '';
@@ -31,6 +31,7 @@ interface CreateOptions {
   mode: string;
   events?: string[];
   contactsMasked?: boolean;
+  by?: string;
   json?: boolean;
 }
 
@@ -49,6 +50,7 @@ async function create(opts: CreateOptions): Promise<void> {
         ...(opts.events ? { events: opts.events } : {}),
         contactsMasked: opts.contactsMasked === true,
         createdBy: 'operator CLI',
+        by: operatorActor(opts.by),
       },
     );
   });
@@ -71,6 +73,7 @@ export function webhooksCommand(): Command {
     .requiredOption('--mode <mode>', 'test or live: which changes it hears of')
     .option('--events <types>', 'comma-separated event types (default: all, "*")', commaList)
     .option('--contacts-masked', "never send customers' email or phone in full")
+    .option(...BY_OPTION)
     .option('--json', 'print one JSON document')
     .action(create);
 
@@ -94,10 +97,18 @@ export function webhooksCommand(): Command {
       .command(status)
       .description(`${status === 'disable' ? 'Disable' : 'Enable'} a webhook endpoint.`)
       .argument('<endpoint>', 'the wh_ id')
+      .option(...BY_OPTION)
       .option('--json', 'print one JSON document')
-      .action(async (id: string, opts: { json?: boolean }) => {
+      .action(async (id: string, opts: { json?: boolean; by?: string }) => {
         const endpoint = await withStorage(({ storage, clock }) =>
-          setEndpointStatus(storage, clock, null, id, status === 'disable' ? 'disabled' : 'enabled'),
+          setEndpointStatus(
+            storage,
+            clock,
+            null,
+            id,
+            status === 'disable' ? 'disabled' : 'enabled',
+            operatorActor(opts.by),
+          ),
         );
         printResult(opts.json, endpoint, () => `${status === 'disable' ? 'Disabled' : 'Enabled'} ${oneLine(endpoint)}`);
       });
@@ -107,9 +118,12 @@ export function webhooksCommand(): Command {
     .command('delete')
     .description('Delete a webhook endpoint and its deliveries.')
     .argument('<endpoint>', 'the wh_ id')
+    .option(...BY_OPTION)
     .option('--json', 'print one JSON document')
-    .action(async (id: string, opts: { json?: boolean }) => {
-      const endpoint = await withStorage(({ storage }) => deleteEndpoint(storage, null, id));
+    .action(async (id: string, opts: { json?: boolean; by?: string }) => {
+      const endpoint = await withStorage(({ storage, clock }) =>
+        deleteEndpoint(storage, null, id, operatorActor(opts.by), clock),
+      );
       printResult(
         opts.json,
         { id: endpoint.id, object: 'webhook_endpoint', deleted: true },
@@ -133,9 +147,12 @@ export function webhooksCommand(): Command {
     .command('rotate-secret')
     .description('A new signing secret, printed once; the old one keeps signing beside it for 24 hours.')
     .argument('<endpoint>', 'the wh_ id')
+    .option(...BY_OPTION)
     .option('--json', 'print one JSON document')
-    .action(async (id: string, opts: { json?: boolean }) => {
-      const { endpoint, secret } = await withStorage(({ storage, clock }) => rotateSecret(storage, clock, null, id));
+    .action(async (id: string, opts: { json?: boolean; by?: string }) => {
+      const { endpoint, secret } = await withStorage(({ storage, clock }) =>
+        rotateSecret(storage, clock, null, id, operatorActor(opts.by)),
+      );
       printResult(
         opts.json,
         { ...endpoint, secret },

@@ -9,6 +9,12 @@ import { findKeyById } from '../../src/resources/keys/key.repo.ts';
 import { changeKeyStatus, createKey } from '../../src/resources/keys/key.service.ts';
 import { signIn } from '../../src/resources/staff/sign-in.service.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  rotateSecret,
+  setEndpointStatus,
+} from '../../src/resources/webhooks/webhook.service.ts';
 import { WritePipeline } from '../../src/resources/writes/write.pipeline.ts';
 import { addStaffWithHash, cheapPasswordHash } from '../helpers/staff.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
@@ -59,6 +65,42 @@ describe.each(ENGINES)('audit log on %s', { timeout: 60_000 }, (engine) => {
     });
     expect(found[0]).toMatchObject({ actor: 'ops person', source: 'cli', address: null });
     expect(found[3]!.detail).toEqual({ name: 'Sync', mode: 'live', access: 'read_write' });
+  });
+
+  it('a webhook endpoint created, disabled, enabled, rotated and deleted is five entries, never with its secret', async () => {
+    const policy = { allowHttp: true, allowPrivate: true };
+    const { endpoint, secret } = await createEndpoint(storage, clock.fn, policy, {
+      workspaceId,
+      url: 'http://127.0.0.1:9/hooks',
+      mode: 'test',
+      contactsMasked: false,
+      createdBy: 'owner@example.com',
+      by: owner,
+    });
+    clock.now += 1_000;
+    await setEndpointStatus(storage, clock.fn, workspaceId, endpoint.id, 'disabled', owner);
+    clock.now += 1_000;
+    await setEndpointStatus(storage, clock.fn, workspaceId, endpoint.id, 'enabled', operator);
+    clock.now += 1_000;
+    const rotated = await rotateSecret(storage, clock.fn, workspaceId, endpoint.id, operator);
+    clock.now += 1_000;
+    await deleteEndpoint(storage, workspaceId, endpoint.id, owner, clock.fn);
+    const found = (await entries()).filter((e) => e.target === endpoint.id);
+    expect(found.map((e) => e.action)).toEqual([
+      'webhook.deleted',
+      'webhook.secret_rotated',
+      'webhook.enabled',
+      'webhook.disabled',
+      'webhook.created',
+    ]);
+    expect(found[4]).toMatchObject({
+      actor: 'owner@example.com',
+      detail: { url: 'http://127.0.0.1:9/hooks', mode: 'test' },
+    });
+    expect(found[1]).toMatchObject({ actor: 'ops person', source: 'cli' });
+    const text = JSON.stringify(found);
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain(rotated.secret);
   });
 
   it('an action that is refused writes no entry: its transaction rolled back', async () => {

@@ -12,7 +12,7 @@ import {
   workspaceEndpoints,
 } from '../../resources/webhooks/webhook.service.ts';
 import type { ConsoleOptions } from '../console.plugin.ts';
-import { formFields, formText, managesKeys, pageContext, render } from '../render.ts';
+import { auditActor, formFields, formText, managesKeys, pageContext, render } from '../render.ts';
 import { EMPTY_WEBHOOK_FORM, webhookPage, webhooksPage, type WebhookFormValues } from '../views/webhooks.view.ts';
 
 /**
@@ -50,6 +50,7 @@ export async function webhooksRoutes(app: FastifyInstance, { storage, clock, web
         events: values.events.split(','),
         contactsMasked: values.contacts_masked,
         createdBy: request.staff!.email,
+        by: auditActor(request),
       });
       reply.setCookie(SECRET_COOKIE, secret, secretCookie(endpoint.id));
       return reply.redirect(`/console/webhooks/${endpoint.id}`, 303);
@@ -96,17 +97,18 @@ export async function webhooksRoutes(app: FastifyInstance, { storage, clock, web
         ws(request),
         request.params.id,
         move === 'enable' ? 'enabled' : 'disabled',
+        auditActor(request),
       );
       return reply.redirect(back(request.params.id, move), 303);
     });
   }
   app.post<Params>('/webhooks/:id/rotate', { preHandler: managesKeys }, async (request, reply) => {
-    const { secret } = await rotateSecret(storage, clock, ws(request), request.params.id);
+    const { secret } = await rotateSecret(storage, clock, ws(request), request.params.id, auditActor(request));
     reply.setCookie(SECRET_COOKIE, secret, secretCookie(request.params.id));
     return reply.redirect(back(request.params.id, 'rotate'), 303);
   });
   app.post<Params>('/webhooks/:id/delete', { preHandler: managesKeys }, async (request, reply) => {
-    await deleteEndpoint(storage, ws(request), request.params.id);
+    await deleteEndpoint(storage, ws(request), request.params.id, auditActor(request), clock);
     return reply.redirect('/console/webhooks', 303);
   });
   app.post<{ Params: { id: string; event: string } }>(

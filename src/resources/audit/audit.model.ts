@@ -21,6 +21,7 @@ export const AUDIT_ACTIONS = [
   'webhook.disabled',
   'webhook.enabled',
   'webhook.deleted',
+  'webhook.secret_rotated',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -1,10 +1,12 @@
 import { lookup } from 'node:dns/promises';
-import type { Db } from '../../db/schema.ts';
+import type { Db, Tx } from '../../db/schema.ts';
 import type { Writer } from '../../db/write.ts';
 import { conflict, invalid, notFound } from '../../errors.ts';
 import { isIdOf, newId } from '../../lib/ids.ts';
 import type { Clock } from '../../lib/time.ts';
 import { hostOf, isIpAddress, refusedAddress } from '../../lib/webhook-address.ts';
+import type { AuditAction, AuditActor } from '../audit/audit.model.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 import { recentDeliveries, requeueDelivery } from './webhook-delivery.repo.ts';
 import {
   countEndpoints,
@@ -47,6 +49,21 @@ export interface CreateEndpointInput {
   contactsMasked: boolean;
   /** Who made it: a staff member's email, or "operator CLI". */
   createdBy: string;
+  /** Who acted, for the audit log (the console's person, the CLI's `--by`). */
+  by?: AuditActor;
+}
+
+/** An audit entry for an endpoint, in the transaction of the change (docs/console.md "Audit log"). */
+async function audit(
+  tx: Tx,
+  by: AuditActor | undefined,
+  at: number,
+  workspaceId: string,
+  action: AuditAction,
+  id: string,
+  detail?: Record<string, unknown>,
+) {
+  if (by) await recordAudit(tx, { workspaceId, at, by, action, target: id, ...(detail ? { detail } : {}) });
 }
 
 const resolveAll = async (host: string) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
@@ -118,6 +135,7 @@ export async function createEndpoint(
       throw conflict(`A workspace has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`);
     }
     await insertEndpoint(tx, row);
+    await audit(tx, input.by, now, input.workspaceId, 'webhook.created', row.id, { url, mode: input.mode, events });
   });
   return { endpoint: toEndpoint(row), secret };
 }
@@ -143,6 +161,7 @@ export async function setEndpointStatus(
   workspaceId: string | null,
   id: string,
   status: 'enabled' | 'disabled',
+  by?: AuditActor,
 ): Promise<WebhookEndpoint> {
   const row = await existing(store.db, workspaceId, id);
   const set = {
@@ -151,13 +170,32 @@ export async function setEndpointStatus(
     failing_since: null,
     disabled_reason: status === 'disabled' ? 'disabled by a person' : null,
   };
-  await store.write((tx) => updateEndpoint(tx, row.workspace_id, id, set));
+  await store.write(async (tx) => {
+    await updateEndpoint(tx, row.workspace_id, id, set);
+    await audit(
+      tx,
+      by,
+      set.updated_at,
+      row.workspace_id,
+      status === 'enabled' ? 'webhook.enabled' : 'webhook.disabled',
+      id,
+    );
+  });
   return toEndpoint({ ...row, ...set });
 }
 
-export async function deleteEndpoint(store: Writer, workspaceId: string | null, id: string): Promise<WebhookEndpoint> {
+export async function deleteEndpoint(
+  store: Writer,
+  workspaceId: string | null,
+  id: string,
+  by?: AuditActor,
+  clock: Clock = Date.now,
+): Promise<WebhookEndpoint> {
   const row = await existing(store.db, workspaceId, id);
-  await store.write((tx) => removeEndpoint(tx, row.workspace_id, id));
+  await store.write(async (tx) => {
+    await removeEndpoint(tx, row.workspace_id, id);
+    await audit(tx, by, clock(), row.workspace_id, 'webhook.deleted', id, { url: row.url });
+  });
   return toEndpoint(row);
 }
 
@@ -167,18 +205,20 @@ export async function rotateSecret(
   clock: Clock,
   workspaceId: string | null,
   id: string,
+  by?: AuditActor,
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const row = await existing(store.db, workspaceId, id);
   const secret = newSigningSecret();
   const now = clock();
-  await store.write((tx) =>
-    updateEndpoint(tx, row.workspace_id, id, {
+  await store.write(async (tx) => {
+    await updateEndpoint(tx, row.workspace_id, id, {
       secret,
       previous_secret: row.secret,
       previous_secret_expires_at: now + ROTATED_SECRET_MS,
       updated_at: now,
-    }),
-  );
+    });
+    await audit(tx, by, now, row.workspace_id, 'webhook.secret_rotated', id);
+  });
   return { endpoint: toEndpoint(row), secret };
 }
 
