@@ -6,7 +6,7 @@ import type { JsonDialect } from './json-record.ts';
 /**
  * DECISIONS "Keys": a contacts-masked key's emails and phones, masked by the statement that
  * reads them (src/lib/mask.ts says how). SQLite runs lib/mask.ts itself, as functions of the
- * connection; PostgreSQL spells the same rule in SQL (test/db/contact-mask.test.ts holds
+ * connection; PostgreSQL spells the same rule in SQL (test/customers/customer-json.test.ts holds
  * both to lib/mask.ts).
  */
 export function registerContactMasks(database: SQLite.Database): void {

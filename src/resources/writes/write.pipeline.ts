@@ -107,6 +107,7 @@ export class WritePipeline {
             const answer = write.answer(value);
             const rows = changes.map((change) => changeRow(actor, change));
             await saveAnswerWithChanges(tx, this.engine, claim, answer, actor.clock(), rows);
+            await recordCustomerEvents(tx, actor, changes);
             return { answer };
           }),
         );
