@@ -40,7 +40,7 @@ export function auditPage(
     ctx,
     'Audit log',
     html`${view.error && notice('bad', view.error)}
-    <p>Who did what in this workspace, from the console and the CLI: keys, undo, staff and sign-ins,
+    <p>Who did what in this workspace, from the console and the CLI: keys, webhooks, undo, staff and sign-ins,
       newest first, kept for a year.</p>
     <form method="get" action="/console/audit" class="filters" role="search" aria-label="Filter the audit log">
       <div class="field">
