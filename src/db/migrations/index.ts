@@ -10,6 +10,7 @@ import * as membershipCountSwitch from './010-membership-count-switch.ts';
 import * as webhooks from './011-webhooks.ts';
 import * as audit from './012-audit.ts';
 import * as keyActivityChecks from './013-key-activity-checks.ts';
+import * as changeLogKeyOrder from './014-change-log-key-order.ts';
 
 /** Migrations are listed here (not read from disk) so they run the same under tsx and tests. */
 export const migrations: Record<string, Migration> = {
@@ -24,6 +25,7 @@ export const migrations: Record<string, Migration> = {
   '011-webhooks': webhooks,
   '012-audit': audit,
   '013-key-activity-checks': keyActivityChecks,
+  '014-change-log-key-order': changeLogKeyOrder,
 };
 
 export const migrationProvider: MigrationProvider = {

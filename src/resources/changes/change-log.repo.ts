@@ -202,10 +202,21 @@ export async function keyLogPage(
   keyId: string,
   page: { offset: number; limit: number },
 ): Promise<{ changes: Change[]; total: number }> {
+  // The key's own changes (its index, in page order) and the undo rows that revert them: few,
+  // found from the undo rows (reverts set) rather than from every change the key made.
   const ofKey = (eb: ExpressionBuilder<Database, 'change_log'>) =>
     eb.or([
       eb('key_id', '=', keyId),
-      eb('reverts', 'in', eb.selectFrom('change_log as c').select('c.id').where('c.key_id', '=', keyId)),
+      eb.and([
+        eb('reverts', 'is not', null),
+        eb.exists(
+          eb
+            .selectFrom('change_log as c')
+            .select('c.id')
+            .whereRef('c.id', '=', 'change_log.reverts')
+            .where('c.key_id', '=', keyId),
+        ),
+      ]),
     ]);
   const rows = await db
     .selectFrom('change_log')
