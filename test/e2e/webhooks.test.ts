@@ -1,0 +1,145 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/lib/time.ts';
+import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
+import { startServer, type ServerProcess } from '../helpers/server-process.ts';
+import { addStaffWithHash, cheapPasswordHash } from '../helpers/staff.ts';
+import { freshStorage, type TestStorage } from '../helpers/storage.ts';
+
+/**
+ * The console's Webhooks pages in Chromium (docs/console.md): an endpoint made by form, its
+ * secret shown once, "Send test event" reaching a receiver that verifies it with the official
+ * `standardwebhooks` package, the delivery listed, and "Resend" from the keyboard. axe-core
+ * finds nothing serious on each page; screenshots go to test/e2e/screenshots/.
+ */
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
+
+describe('webhook pages in Chromium', { timeout: 90_000 }, () => {
+  let storage: TestStorage;
+  let server: ServerProcess;
+  let receiver: Server;
+  let receiverUrl: string;
+  let browser: Browser;
+  let page: Page;
+  const received: { body: string; headers: IncomingHttpHeaders }[] = [];
+  const cspErrors: string[] = [];
+
+  const checkPage = async (name: string) => {
+    await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
+    await page.evaluate(AXE);
+    const violations = (await page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe;
+      return (await axe.run()).violations;
+    })) as { id: string; impact: string; nodes: { target: string[] }[] }[];
+    const serious = violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    expect(serious, name).toEqual([]);
+  };
+
+  const deliveries = async (count: number) => {
+    const deadline = Date.now() + 20_000;
+    while (received.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    return received;
+  };
+
+  beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => {
+        body += c.toString('utf8');
+      });
+      req.on('end', () => {
+        received.push({ body, headers: req.headers });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+
+    storage = await freshStorage('sqlite');
+    const ws = await createWorkspace(storage, systemClock, { name: 'Hook Venues' });
+    await addStaffWithHash(storage, systemClock, {
+      workspaceId: ws.id,
+      email: 'owner@example.com',
+      name: 'Olive Owner',
+      role: 'owner',
+      hash: cheapPasswordHash('right password'),
+    });
+    server = await startServer({
+      DATABASE_URL: storage.url,
+      DEMO: 'off',
+      WEBHOOK_ALLOW_HTTP: 'on',
+      WEBHOOK_ALLOW_PRIVATE: 'on',
+    });
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+    const context = await browser.newContext();
+    context.setDefaultTimeout(30_000);
+    page = await context.newPage();
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
+    });
+    await page.goto(`${server.url}/console/sign-in`);
+    await page.getByLabel('Email').fill('owner@example.com');
+    await page.getByLabel('Password').fill('right password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await storage?.drop();
+    await new Promise((r) => receiver?.close(r));
+  });
+
+  it('adds an endpoint, shows its secret once, sends a verifiable test event, and resends it from the keyboard', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('button', { name: 'Add endpoint' }).waitFor();
+    await checkPage('webhooks-01-list');
+    await page.getByLabel('URL').fill(receiverUrl);
+    await page.getByLabel('Mode').selectOption('test');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const secret = await page.getByLabel('Signing secret').inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    await checkPage('webhooks-02-secret-once');
+    const endpointUrl = page.url();
+    await page.reload();
+    expect(await page.content()).not.toContain(secret);
+
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    const [first] = await deliveries(1);
+    expect(first).toBeDefined();
+    const event = new Webhook(secret).verify(first!.body, first!.headers as Record<string, string>) as {
+      type: string;
+      livemode: boolean;
+    };
+    expect(event).toMatchObject({ type: 'webhook.test', livemode: false });
+
+    // The delivery is listed once the worker recorded it.
+    const deadline = Date.now() + 20_000;
+    let row = page.getByRole('row').filter({ hasText: 'webhook.test' });
+    while (Date.now() < deadline) {
+      await page.goto(endpointUrl);
+      row = page.getByRole('row').filter({ hasText: 'webhook.test' });
+      if ((await row.count()) > 0 && /delivered/.test(await row.innerText())) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(await row.innerText()).toMatch(/webhook\.test\s+delivered\s+1\s+204/);
+    await checkPage('webhooks-03-delivered');
+
+    await row.getByRole('button', { name: 'Resend' }).focus();
+    await page.keyboard.press('Enter');
+    const both = await deliveries(2);
+    expect(both).toHaveLength(2);
+    expect(both[1]!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    expect(cspErrors).toEqual([]);
+  });
+});
