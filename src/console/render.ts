@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditActor } from '../resources/audit/audit.model.ts';
 import { canManageStaff } from '../resources/staff/staff-admin.service.ts';
 import { canManageKeys } from '../resources/staff/staff.service.ts';
+import type { StaffRole } from '../resources/workspaces/workspace.service.ts';
 import type { SafeHtml } from './html.ts';
 import type { PageContext } from './views/layout.ts';
 import { errorPage } from './views/sign-in.view.ts';
@@ -60,37 +61,27 @@ export async function signedIn(request: FastifyRequest, reply: FastifyReply) {
   if (!request.staff) return reply.redirect('/console/sign-in', 303);
 }
 
-/** preHandler: key pages are for owners and key managers; `staff` gets 403 (DECISIONS "Staff roles"). */
-export async function managesKeys(request: FastifyRequest, reply: FastifyReply) {
-  if (!request.staff) return reply.redirect('/console/sign-in', 303);
-  if (!canManageKeys(request.staff.role)) {
-    return render(
-      reply,
-      403,
-      errorPage(
-        pageContext(request, reply),
-        'Not allowed',
-        'Only owners and key managers can see and change API keys. Ask an owner of the workspace for that role.',
-      ),
-    );
-  }
+/** A preHandler for pages some roles may not see: signed out goes to sign in, a role not allowed gets 403. */
+function roleGuard(allowed: (role: StaffRole) => boolean, why: string) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!request.staff) return reply.redirect('/console/sign-in', 303);
+    if (!allowed(request.staff.role)) {
+      return render(reply, 403, errorPage(pageContext(request, reply), 'Not allowed', why));
+    }
+  };
 }
 
+/** preHandler: key pages are for owners and key managers; `staff` gets 403 (DECISIONS "Staff roles"). */
+export const managesKeys = roleGuard(
+  canManageKeys,
+  'Only owners and key managers can see and change API keys. Ask an owner of the workspace for that role.',
+);
+
 /** preHandler: staff pages are for owners; key managers and `staff` get 403 (DECISIONS "Staff roles"). */
-export async function managesStaff(request: FastifyRequest, reply: FastifyReply) {
-  if (!request.staff) return reply.redirect('/console/sign-in', 303);
-  if (!canManageStaff(request.staff.role)) {
-    return render(
-      reply,
-      403,
-      errorPage(
-        pageContext(request, reply),
-        'Not allowed',
-        'Only owners of the workspace can see and change its staff. Ask an owner for that role.',
-      ),
-    );
-  }
-}
+export const managesStaff = roleGuard(
+  canManageStaff,
+  'Only owners of the workspace can see and change its staff. Ask an owner for that role.',
+);
 
 /** The signed-in person, as the audit log names them: their id, email and the request's address. */
 export function auditActor(request: FastifyRequest): AuditActor & { kind: 'staff' } {

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { PreparedQuery } from '../../db/prepared.ts';
+import { type Param, PreparedQuery } from '../../db/prepared.ts';
 import type { Engine } from '../../db/dialects/types.ts';
 import type { ChangeLogTable, Database, IdempotencyKeyTable, Queryable, Tx } from '../../db/schema.ts';
 import { insertChangeRows } from '../changes/change-log.repo.ts';
@@ -50,19 +50,22 @@ interface SaveParams {
   now: number;
 }
 
+/** The stored answer's row, as both statements that store one insert it. */
+const answerRow = (param: Param<SaveParams>) => ({
+  key_id: param('keyId'),
+  idempotency_key: param('key'),
+  workspace_id: param('workspaceId'),
+  fingerprint: param('fingerprint'),
+  status_code: param('status'),
+  content_type: param('contentType'),
+  headers: param('headers'),
+  body: param('body'),
+  request_id: param('requestId'),
+  created_at: param('now'),
+});
+
 const SAVE = new PreparedQuery<SaveParams, never>((db, param) =>
-  db.insertInto('idempotency_keys').values({
-    key_id: param('keyId'),
-    idempotency_key: param('key'),
-    workspace_id: param('workspaceId'),
-    fingerprint: param('fingerprint'),
-    status_code: param('status'),
-    content_type: param('contentType'),
-    headers: param('headers'),
-    body: param('body'),
-    request_id: param('requestId'),
-    created_at: param('now'),
-  }),
+  db.insertInto('idempotency_keys').values(answerRow(param)),
 );
 
 function saveParams(claim: IdempotencyClaim, answer: StoredAnswer, now: number): SaveParams {
@@ -102,18 +105,7 @@ const SAVE_WITH_CHANGE = new PreparedQuery<SaveParams & Record<`change_${string}
           .values(Object.fromEntries(shape.split(',').map((c) => [c, param(`change_${c}`)])) as never),
       )
       .insertInto('idempotency_keys')
-      .values({
-        key_id: param('keyId'),
-        idempotency_key: param('key'),
-        workspace_id: param('workspaceId'),
-        fingerprint: param('fingerprint'),
-        status_code: param('status'),
-        content_type: param('contentType'),
-        headers: param('headers'),
-        body: param('body'),
-        request_id: param('requestId'),
-        created_at: param('now'),
-      }),
+      .values(answerRow(param)),
 );
 
 /**
