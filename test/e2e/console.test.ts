@@ -1,8 +1,6 @@
-import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkPage, signIn } from '../helpers/browser.ts';
 import { systemClock } from '../../src/lib/time.ts';
 import { createKey } from '../../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
@@ -15,8 +13,6 @@ import { freshStorage, type TestStorage } from '../helpers/storage.ts';
  * against `npm start`'s bundle on SQLite. axe-core checks every page; each step leaves a
  * screenshot in test/e2e/screenshots/ (ignored by git).
  */
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
 const VERSION = { 'Service-Version': '2026-10-08' };
 
 describe('the console in Chromium', { timeout: 90_000 }, () => {
@@ -50,34 +46,10 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     return last;
   };
 
-  /** No serious or critical axe-core violation on the page as it is, and a screenshot of it. */
-  const checkPage = async (name: string, p: Page = page) => {
-    await p.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
-    // Evaluated rather than added as a <script>: the console's CSP (rightly) refuses inline scripts.
-    await p.evaluate(AXE);
-    const { violations, passes } = (await p.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(): Promise<{ violations: unknown[]; passes: unknown[] }> } }).axe;
-      const result = await axe.run();
-      return { violations: result.violations, passes: result.passes.length };
-    })) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[]; passes: number };
-    expect(passes, `${name}: axe ran its rules`).toBeGreaterThan(10);
-    const serious = violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect(serious, name).toEqual([]);
-  };
-
   const watch = (p: Page) =>
     p.on('console', (m) => {
       if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
     });
-
-  const signIn = async (p: Page, email: string, password: string) => {
-    await p.goto(`${server.url}/console/sign-in`);
-    await p.getByLabel('Email').fill(email);
-    await p.getByLabel('Password').fill(password);
-    await p.getByRole('button', { name: 'Sign in' }).click();
-  };
 
   beforeAll(async () => {
     storage = await freshStorage('sqlite');
@@ -127,22 +99,22 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
   });
 
   it('refuses a wrong password, then signs in', async () => {
-    await signIn(page, 'owner@example.com', 'wrong password');
+    await signIn(page, server.url, 'owner@example.com', 'wrong password');
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('The email or password is not right.');
-    await checkPage('01-sign-in-refused');
-    await signIn(page, 'owner@example.com', 'right password');
+    await checkPage(page, '01-sign-in-refused');
+    await signIn(page, server.url, 'owner@example.com', 'right password');
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
     expect(await page.textContent('main')).toContain('1 of 25 keys in use');
-    await checkPage('02-keys');
+    await checkPage(page, '02-keys');
   });
 
   it('refuses a key without the three agreements, and without a CSRF token', async () => {
     await page.getByRole('link', { name: 'Create key' }).click();
     await page.getByLabel('Name', { exact: true }).fill('No agreements');
-    await checkPage('03-create-form');
+    await checkPage(page, '03-create-form');
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByText('Tick "I agree to the API terms" to create a key.').waitFor();
-    await checkPage('04-create-refused');
+    await checkPage(page, '04-create-refused');
     for (const label of [
       'I agree to the API terms',
       'I agree to the acceptable use policy',
@@ -152,7 +124,7 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     await page.evaluate(() => document.querySelector('main form input[name="_csrf"]')?.remove());
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByRole('heading', { level: 1, name: 'Form expired' }).waitFor();
-    await checkPage('05-csrf-refused');
+    await checkPage(page, '05-csrf-refused');
     await page.goto(`${server.url}/console/keys`);
     expect(await page.textContent('main')).toContain('1 of 25 keys in use');
   });
@@ -174,7 +146,7 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     expect(state.secret).toMatch(/^vw_live_/);
     expect(await secretField.getAttribute('readonly')).not.toBeNull();
     await page.getByRole('button', { name: 'Copy' }).click();
-    await checkPage('06-secret-once');
+    await checkPage(page, '06-secret-once');
     state.keyId = /keys\/(key_\w+)\/created/.exec(page.url())![1]!;
     await page.reload();
     expect(await page.content()).not.toContain(state.secret);
@@ -184,10 +156,10 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
 
   it('pauses the key on its page (403 key_paused within 5 s), then resumes it', async () => {
     await page.goto(`${server.url}/console/keys/${state.keyId}`);
-    await checkPage('07-key-page');
+    await checkPage(page, '07-key-page');
     await page.getByRole('button', { name: 'Pause' }).click();
     await page.getByLabel('Reason (optional)').fill('Checking the sync');
-    await checkPage('08-confirm-pause');
+    await checkPage(page, '08-confirm-pause');
     await page.getByRole('button', { name: 'Confirm' }).click();
     expect(await apiAnswers(state.secret, 403, 'key_paused')).toEqual({ status: 403, code: 'key_paused' });
     expect(await page.textContent('main')).toContain('Checking the sync');
@@ -208,10 +180,10 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     await page.getByRole('link', { name: "Undo this key's changes" }).click();
     expect(await page.textContent('main')).toContain(customerId);
     expect(await page.textContent('main')).toContain('Would revert (1)');
-    await checkPage('09-undo-preview');
+    await checkPage(page, '09-undo-preview');
     await page.getByRole('button', { name: 'Confirm undo' }).click();
     await page.getByText('Reverted 1 change(s); skipped 0.').waitFor();
-    await checkPage('10-undo-result');
+    await checkPage(page, '10-undo-result');
     const customer = (await (await api(helperSecret, `/customers/${customerId}`)).json()) as { last_name: string };
     expect(customer.last_name).toBe('Hopper');
     await page.goto(`${server.url}/console/keys/${state.keyId}`);
@@ -220,25 +192,25 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
 
   it('revokes the key: the API answers 401', async () => {
     await page.getByRole('button', { name: 'Revoke' }).click();
-    await checkPage('11-confirm-revoke');
+    await checkPage(page, '11-confirm-revoke');
     await page.getByRole('button', { name: 'Confirm' }).click();
     expect((await apiAnswers(state.secret, 401)).status).toBe(401);
     await page.goto(`${server.url}/console/notifications`);
-    await checkPage('12-notifications');
+    await checkPage(page, '12-notifications');
     await page.goto(`${server.url}/console/password`);
-    await checkPage('13-password');
+    await checkPage(page, '13-password');
   });
 
   it('a staff member signs in but cannot reach the key pages', async () => {
     const staff = await browser.newContext();
     const p = await staff.newPage();
     watch(p);
-    await signIn(p, 'clerk@example.com', 'right password');
+    await signIn(p, server.url, 'clerk@example.com', 'right password');
     await p.getByRole('heading', { level: 1, name: 'Developer settings' }).waitFor();
-    await checkPage('14-staff-home', p);
+    await checkPage(p, '14-staff-home');
     const res = await p.goto(`${server.url}/console/keys`);
     expect(res?.status()).toBe(403);
-    await checkPage('15-staff-refused', p);
+    await checkPage(p, '15-staff-refused');
     expect((await p.goto(`${server.url}/console/keys/${state.keyId}`))?.status()).toBe(403);
     await staff.close();
   });
@@ -246,10 +218,10 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
   it('locks an email out after 10 failed sign-ins, even with the right password', async () => {
     const other = await browser.newContext();
     const p = await other.newPage();
-    for (let i = 0; i < 10; i++) await signIn(p, 'locked@example.com', `wrong ${i}`);
-    await signIn(p, 'locked@example.com', 'right password');
+    for (let i = 0; i < 10; i++) await signIn(p, server.url, 'locked@example.com', `wrong ${i}`);
+    await signIn(p, server.url, 'locked@example.com', 'right password');
     await expect.poll(() => p.getByRole('alert').textContent()).toMatch(/Too many failed sign-ins/);
-    await checkPage('16-locked-out', p);
+    await checkPage(p, '16-locked-out');
     expect(p.url()).toContain('/console/sign-in');
     await other.close();
   });

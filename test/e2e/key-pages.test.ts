@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkPage, signIn } from '../helpers/browser.ts';
 import { runActivityCheck } from '../../src/jobs/activity-check.ts';
 import { HOUR_MS, hourStart } from '../../src/jobs/activity.repo.ts';
 import { DAY_MS, systemClock } from '../../src/lib/time.ts';
@@ -19,8 +17,6 @@ import { freshStorage, type TestStorage } from '../helpers/storage.ts';
  * reached by keyboard, with axe-core finding nothing serious. Screenshots go to
  * test/e2e/screenshots/ (ignored by git).
  */
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
 const VERSION = { 'Service-Version': '2026-10-08' };
 
 describe('a key’s page in Chromium', { timeout: 90_000 }, () => {
@@ -44,19 +40,6 @@ describe('a key’s page in Chromium', { timeout: 90_000 }, () => {
         ...(init.headers ?? {}),
       },
     });
-
-  const checkPage = async (name: string) => {
-    await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
-    await page.evaluate(AXE);
-    const { violations } = (await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe;
-      return { violations: (await axe.run()).violations };
-    })) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
-    const serious = violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect(serious, name).toEqual([]);
-  };
 
   beforeAll(async () => {
     storage = await freshStorage('sqlite');
@@ -120,10 +103,7 @@ describe('a key’s page in Chromium', { timeout: 90_000 }, () => {
     page.on('console', (m) => {
       if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
     });
-    await page.goto(`${server.url}/console/sign-in`);
-    await page.getByLabel('Email').fill('owner@example.com');
-    await page.getByLabel('Password').fill('right password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, server.url, 'owner@example.com', 'right password');
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
   }, 90_000);
 
@@ -149,7 +129,7 @@ describe('a key’s page in Chromium', { timeout: 90_000 }, () => {
     const row = page.getByRole('row').filter({ hasText: 'paused (requests)' });
     await row.waitFor();
     expect(await row.innerText()).toMatch(/1,500\s+1,000\s+paused \(requests\)/);
-    await checkPage('usage-01-paused-key');
+    await checkPage(page, 'usage-01-paused-key');
     expect(cspErrors).toEqual([]);
   });
 
@@ -163,11 +143,11 @@ describe('a key’s page in Chromium', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Confirm undo' }).waitFor();
     const company = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'company' }) });
     expect((await company.innerText()).replace(/\s+/g, ' ')).toContain('company "NASA" "NASA" null');
-    await checkPage('usage-02-undo-preview');
+    await checkPage(page, 'usage-02-undo-preview');
     await page.getByRole('link', { name: customerId }).first().click();
     await page.getByRole('heading', { level: 1, name: `Customer ${customerId}` }).waitFor();
     expect(await page.textContent('main')).toContain('"NASA"');
-    await checkPage('usage-03-customer-now');
+    await checkPage(page, 'usage-03-customer-now');
     expect(cspErrors).toEqual([]);
   });
 });

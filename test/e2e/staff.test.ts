@@ -1,8 +1,6 @@
-import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkPage, signIn } from '../helpers/browser.ts';
 import { systemClock } from '../../src/lib/time.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
 import { addStaffWithHash, cheapPasswordHash } from '../helpers/staff.ts';
@@ -15,8 +13,6 @@ import { freshStorage, type TestStorage } from '../helpers/storage.ts';
  * next click, axe-core on every new page, and every action reached by the keyboard alone.
  * Screenshots go to test/e2e/screenshots/ (ignored by git), named staff-*.
  */
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
 
 describe('staff and audit pages in Chromium', { timeout: 120_000 }, () => {
   let storage: TestStorage;
@@ -26,21 +22,6 @@ describe('staff and audit pages in Chromium', { timeout: 120_000 }, () => {
   let owner: Page;
   let invitePath = '';
   const cspErrors: string[] = [];
-
-  const checkPage = async (name: string, p: Page) => {
-    await p.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
-    await p.evaluate(AXE);
-    const { violations, passes } = (await p.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(): Promise<{ violations: unknown[]; passes: unknown[] }> } }).axe;
-      const result = await axe.run();
-      return { violations: result.violations, passes: result.passes.length };
-    })) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[]; passes: number };
-    expect(passes, `${name}: axe ran its rules`).toBeGreaterThan(10);
-    const serious = violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect(serious, name).toEqual([]);
-  };
 
   /** Tabs through the page from its top and answers whether every control in main took the focus. */
   const keyboardReachesEverything = async (p: Page) => {
@@ -66,13 +47,6 @@ describe('staff and audit pages in Chromium', { timeout: 120_000 }, () => {
       if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
     });
 
-  const signIn = async (p: Page, email: string, password: string) => {
-    await p.goto(`${server.url}/console/sign-in`);
-    await p.getByLabel('Email').fill(email);
-    await p.getByLabel('Password').fill(password);
-    await p.getByRole('button', { name: 'Sign in' }).click();
-  };
-
   beforeAll(async () => {
     storage = await freshStorage('sqlite');
     const ws = await createWorkspace(storage, systemClock, { name: 'Browser Team' });
@@ -90,7 +64,7 @@ describe('staff and audit pages in Chromium', { timeout: 120_000 }, () => {
     ownerContext.setDefaultTimeout(30_000);
     owner = await ownerContext.newPage();
     watch(owner);
-    await signIn(owner, 'owner@example.com', 'right password');
+    await signIn(owner, server.url, 'owner@example.com', 'right password');
     await owner.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
   }, 60_000);
 
@@ -103,7 +77,7 @@ describe('staff and audit pages in Chromium', { timeout: 120_000 }, () => {
   it('an owner invites someone with the keyboard alone; the link is shown once', async () => {
     await owner.getByRole('link', { name: 'Staff' }).click();
     await owner.getByRole('heading', { level: 1, name: 'Staff' }).waitFor();
-    await checkPage('staff-01-staff', owner);
+    await checkPage(owner, 'staff-01-staff');
     const reach = await keyboardReachesEverything(owner);
     expect(reach.reached).toBe(reach.controls);
 
@@ -116,7 +90,7 @@ describe('staff and audit pages in Chromium', { timeout: 120_000 }, () => {
     await owner.keyboard.press('Tab');
     await owner.keyboard.press('Enter');
     await owner.getByRole('heading', { level: 1, name: 'Invitation sent' }).waitFor();
-    await checkPage('staff-02-invitation-sent', owner);
+    await checkPage(owner, 'staff-02-invitation-sent');
     const link = await owner.getByLabel('Invitation link').inputValue();
     invitePath = new URL(link).pathname;
     expect(invitePath).toMatch(/^\/console\/invitations\/[\w-]{43}$/);
@@ -132,7 +106,7 @@ describe('staff and audit pages in Chromium', { timeout: 120_000 }, () => {
     await p.goto(`${server.url}${invitePath}`);
     await p.getByRole('heading', { level: 1, name: 'Join Browser Team' }).waitFor();
     expect(await p.textContent('main')).toContain('as Key manager');
-    await checkPage('staff-03-accept', p);
+    await checkPage(p, 'staff-03-accept');
     const reach = await keyboardReachesEverything(p);
     expect(reach.reached).toBe(reach.controls);
     await p.getByLabel('Your name').fill('Kim Keys');
@@ -143,7 +117,7 @@ describe('staff and audit pages in Chromium', { timeout: 120_000 }, () => {
     expect(await p.textContent('header')).toContain('Kim Keys (key manager)');
     // Signed out, then in again with the password they chose: the same role.
     await p.getByRole('button', { name: 'Sign out' }).click();
-    await signIn(p, 'kim@example.com', 'kims own password');
+    await signIn(p, server.url, 'kim@example.com', 'kims own password');
     await p.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
     expect(await p.textContent('header')).toContain('Kim Keys (key manager)');
     expect((await p.goto(`${server.url}/console/staff`))?.status()).toBe(403);
@@ -159,13 +133,13 @@ describe('staff and audit pages in Chromium', { timeout: 120_000 }, () => {
     await owner.getByRole('link', { name: 'Remove Kim Keys' }).focus();
     await owner.keyboard.press('Enter');
     await owner.getByRole('heading', { level: 1, name: 'Remove Kim Keys?' }).waitFor();
-    await checkPage('staff-04-confirm-remove', owner);
+    await checkPage(owner, 'staff-04-confirm-remove');
     await owner.getByRole('button', { name: 'Remove' }).focus();
     await owner.keyboard.press('Enter');
     await owner.getByText('They were removed; every session they had has ended.').waitFor();
     await p.getByRole('link', { name: 'Notifications' }).click();
     await p.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
-    await checkPage('staff-05-removed-signed-out', p);
+    await checkPage(p, 'staff-05-removed-signed-out');
     await other.close();
   });
 
@@ -175,7 +149,7 @@ describe('staff and audit pages in Chromium', { timeout: 120_000 }, () => {
     const main = (await owner.textContent('main')) ?? '';
     for (const action of ['staff.removed', 'staff.joined', 'staff.invited', 'sign_in.succeeded'])
       expect(main).toContain(action);
-    await checkPage('staff-06-audit', owner);
+    await checkPage(owner, 'staff-06-audit');
     const reach = await keyboardReachesEverything(owner);
     expect(reach.reached).toBe(reach.controls);
     await owner.getByLabel('Action').selectOption('staff.removed');
@@ -186,7 +160,7 @@ describe('staff and audit pages in Chromium', { timeout: 120_000 }, () => {
     const rows = await owner.locator('main tbody tr').count();
     expect(rows).toBe(1);
     expect(await owner.textContent('main tbody')).toContain('owner@example.com');
-    await checkPage('staff-07-audit-filtered', owner);
+    await checkPage(owner, 'staff-07-audit-filtered');
   });
 
   it('no page broke the Content-Security-Policy', () => {

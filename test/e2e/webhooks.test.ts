@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkPage, signIn } from '../helpers/browser.ts';
 import { systemClock } from '../../src/lib/time.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
 import { startServer, type ServerProcess } from '../helpers/server-process.ts';
@@ -18,8 +16,6 @@ import { freshStorage, type TestStorage } from '../helpers/storage.ts';
  * `standardwebhooks` package, the delivery listed, and "Resend" from the keyboard. axe-core
  * finds nothing serious on each page; screenshots go to test/e2e/screenshots/.
  */
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
 
 describe('webhook pages in Chromium', { timeout: 90_000 }, () => {
   let storage: TestStorage;
@@ -30,19 +26,6 @@ describe('webhook pages in Chromium', { timeout: 90_000 }, () => {
   let page: Page;
   const received: { body: string; headers: IncomingHttpHeaders }[] = [];
   const cspErrors: string[] = [];
-
-  const checkPage = async (name: string) => {
-    await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
-    await page.evaluate(AXE);
-    const violations = (await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe;
-      return (await axe.run()).violations;
-    })) as { id: string; impact: string; nodes: { target: string[] }[] }[];
-    const serious = violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect(serious, name).toEqual([]);
-  };
 
   const deliveries = async (count: number) => {
     const deadline = Date.now() + 20_000;
@@ -86,10 +69,7 @@ describe('webhook pages in Chromium', { timeout: 90_000 }, () => {
     page.on('console', (m) => {
       if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
     });
-    await page.goto(`${server.url}/console/sign-in`);
-    await page.getByLabel('Email').fill('owner@example.com');
-    await page.getByLabel('Password').fill('right password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, server.url, 'owner@example.com', 'right password');
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
   }, 90_000);
 
@@ -103,13 +83,13 @@ describe('webhook pages in Chromium', { timeout: 90_000 }, () => {
   it('adds an endpoint, shows its secret once, sends a verifiable test event, and resends it from the keyboard', async () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.getByRole('button', { name: 'Add endpoint' }).waitFor();
-    await checkPage('webhooks-01-list');
+    await checkPage(page, 'webhooks-01-list');
     await page.getByLabel('URL').fill(receiverUrl);
     await page.getByLabel('Mode').selectOption('test');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     const secret = await page.getByLabel('Signing secret').inputValue();
     expect(secret).toMatch(/^whsec_/);
-    await checkPage('webhooks-02-secret-once');
+    await checkPage(page, 'webhooks-02-secret-once');
     const endpointUrl = page.url();
     await page.reload();
     expect(await page.content()).not.toContain(secret);
@@ -133,7 +113,7 @@ describe('webhook pages in Chromium', { timeout: 90_000 }, () => {
       await new Promise((r) => setTimeout(r, 250));
     }
     expect(await row.innerText()).toMatch(/webhook\.test\s+delivered\s+1\s+204/);
-    await checkPage('webhooks-03-delivered');
+    await checkPage(page, 'webhooks-03-delivered');
 
     await row.getByRole('button', { name: 'Resend' }).focus();
     await page.keyboard.press('Enter');
