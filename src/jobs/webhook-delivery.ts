@@ -30,7 +30,7 @@ export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed';
 
 export interface WebhookWorkerDeps {
   store: Writer;
-  engine: Pick<Engine, 'name'>;
+  engine: Pick<Engine, 'claimRows'>;
   clock: Clock;
   mail: MailSettings;
   /** WEBHOOK_ALLOW_PRIVATE */

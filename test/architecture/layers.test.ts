@@ -178,4 +178,14 @@ describe('dependencies point one way', () => {
       .filter((path) => !holdsSql(path) && SQL.test(readFileSync(join(ROOT, path), 'utf8')));
     expect(wrong).toEqual([]);
   });
+
+  it('what differs between the engines is an Engine member: the domain never asks which engine it runs on', () => {
+    const ASKS = /\.name\s*[!=]==?\s*['"](postgres|sqlite)['"]|['"](postgres|sqlite)['"]\s*[!=]==?\s*[\w.]*\.name\b/;
+    const wrong = filesUnder(SRC)
+      .map((file) => relative(ROOT, file))
+      .filter(
+        (path) => inDomain(path) && !path.startsWith('src/db/') && ASKS.test(readFileSync(join(ROOT, path), 'utf8')),
+      );
+    expect(wrong).toEqual([]);
+  });
 });

@@ -296,5 +296,6 @@ export function createPostgresEngine(url: string, options: PostgresOptions = {})
       }
     },
     greatest: (a, b) => sql`greatest(${a}, ${b})`,
+    claimRows: (query) => query.forUpdate().skipLocked(),
   };
 }

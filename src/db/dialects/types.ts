@@ -1,4 +1,4 @@
-import type { Dialect, Expression, Kysely, RawBuilder } from 'kysely';
+import type { Dialect, Expression, Kysely, RawBuilder, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../schema.ts';
 
 /** What differs between the engines lives behind this interface, one file per engine. */
@@ -49,4 +49,11 @@ export interface Engine {
    * scalar function), PostgreSQL `greatest(a, b)`.
    */
   greatest<T extends number>(a: Expression<T>, b: Expression<T>): RawBuilder<T>;
+  /**
+   * A select inside a write transaction that claims the rows it picks (a job queue's due
+   * rows): PostgreSQL locks them `FOR UPDATE SKIP LOCKED`, so processes claiming at once get
+   * different rows and none waits for another's; SQLite gives the query back unchanged, since
+   * its write transactions already run one at a time (BEGIN IMMEDIATE), across processes too.
+   */
+  claimRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
 }

@@ -61,13 +61,13 @@ export interface ClaimedDelivery {
 
 /**
  * Claims up to `limit` due deliveries until `leaseUntil`, skipping the endpoints listed (at
- * their cap in this process). On PostgreSQL the rows are picked `FOR UPDATE SKIP LOCKED`, so
- * two processes claiming at once get different rows, and a claim another process holds is
- * skipped until its lease ends; SQLite serves one process, whose claims are serialised anyway.
+ * their cap in this process). The rows are picked with `Engine.claimRows` (on PostgreSQL
+ * `FOR UPDATE SKIP LOCKED`), so two processes claiming at once get different rows, and a
+ * claim another process holds is skipped until its lease ends.
  */
 export async function claimDue(
   tx: Tx,
-  engine: Pick<Engine, 'name'>,
+  engine: Pick<Engine, 'claimRows'>,
   now: number,
   leaseUntil: number,
   limit: number,
@@ -89,8 +89,7 @@ export async function claimDue(
     .orderBy('next_attempt_at')
     .limit(limit);
   if (busyEndpoints.length > 0) due = due.where('endpoint_id', 'not in', busyEndpoints);
-  if (engine.name === 'postgres') due = due.forUpdate().skipLocked();
-  const ids = (await due.execute()).map((r) => r.id);
+  const ids = (await engine.claimRows(due).execute()).map((r) => r.id);
   if (ids.length === 0) return [];
   await tx.updateTable('webhook_deliveries').set({ claimed_until: leaseUntil }).where('id', 'in', ids).execute();
   const rows = await tx
