@@ -11,6 +11,11 @@ export interface Received {
   verified: boolean;
 }
 
+export interface Answer {
+  status: number;
+  headers?: Record<string, string>;
+}
+
 /** A local webhook receiver: records every request, answers with what `answer` says. */
 export interface Receiver {
   url(path?: string): string;
@@ -18,7 +23,8 @@ export interface Receiver {
   received: Received[];
   /** The secret deliveries are verified with (set once the endpoint is made). */
   secret: string;
-  answer: (n: number, path: string) => { status: number; headers?: Record<string, string> };
+  /** What to answer the n-th request; a promise holds the answer back (a hanging receiver). */
+  answer: (n: number, path: string) => Answer | Promise<Answer>;
   close(): Promise<void>;
 }
 
@@ -29,7 +35,11 @@ export async function startReceiver(): Promise<Receiver> {
     received: [],
     secret: '',
     answer: () => ({ status: 204 }),
-    close: () => new Promise((r) => server.close(() => r())),
+    close: () =>
+      new Promise((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -50,9 +60,12 @@ export async function startReceiver(): Promise<Receiver> {
         body: JSON.parse(text),
         verified,
       });
-      const { status, headers } = receiver.answer(receiver.received.length, req.url ?? '');
-      res.writeHead(status, headers);
-      res.end();
+      void Promise.resolve(receiver.answer(receiver.received.length, req.url ?? '')).then(({ status, headers }) => {
+        // A held answer may find its sender gone (timed out, or killed).
+        if (res.destroyed) return;
+        res.writeHead(status, headers);
+        res.end();
+      });
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
