@@ -13,7 +13,8 @@ import { freshStorage, type TestStorage } from '../helpers/storage.ts';
 /**
  * The console's Webhooks pages in Chromium (docs/console.md): an endpoint made by form, its
  * secret shown once, "Send test event" reaching a receiver that verifies it with the official
- * `standardwebhooks` package, the delivery listed, and "Resend" from the keyboard. axe-core
+ * `standardwebhooks` package, the delivery listed, "Resend" from the keyboard, and the endpoint
+ * deleted from the keyboard through its confirmation page. axe-core
  * finds nothing serious on each page; screenshots go to test/e2e/screenshots/.
  */
 
@@ -120,6 +121,47 @@ describe('webhook pages in Chromium', { timeout: 90_000 }, () => {
     const both = await deliveries(2);
     expect(both).toHaveLength(2);
     expect(both[1]!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    expect(cspErrors).toEqual([]);
+  });
+
+  it('deletes the endpoint from the keyboard through a confirmation page that says what goes with it', async () => {
+    await page.goto(`${server.url}/console/webhooks`);
+    await page.getByRole('link', { name: receiverUrl }).click();
+    const endpointUrl = page.url();
+    // Tabbing from the top of the page reaches "Delete"; Enter opens the confirmation, deleting nothing.
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    let onDelete = false;
+    for (let i = 0; i < 60 && !onDelete; i++) {
+      await page.keyboard.press('Tab');
+      onDelete = await page.evaluate(() => document.activeElement?.textContent?.trim() === 'Delete');
+    }
+    expect(onDelete).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: `Delete the webhook endpoint ${receiverUrl}?` }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`${new URL(endpointUrl).pathname}/delete`);
+    const text = await page.locator('main').innerText();
+    // The resent delivery may still be on its way to being recorded as delivered.
+    expect(text).toMatch(/1 delivery recorded, [01] of them waiting to be sent/);
+    expect(text).toContain('This cannot be undone');
+    await checkPage(page, 'webhooks-04-delete-confirm');
+
+    // Cancel goes back with the endpoint still there.
+    await page.getByRole('link', { name: 'Cancel' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(endpointUrl);
+    await page.goto(`${endpointUrl}/delete`);
+
+    // Shift+Tab from Cancel lands on the form's button: the confirmation is all keyboard.
+    await page.getByRole('link', { name: 'Cancel' }).focus();
+    await page.keyboard.press('Shift+Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Delete endpoint');
+    await page.keyboard.press('Enter');
+    await page.getByText('The endpoint was deleted').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/console/webhooks');
+    expect(await page.getByRole('link', { name: receiverUrl }).count()).toBe(0);
+    await checkPage(page, 'webhooks-05-deleted');
+    const gone = await storage.db.selectFrom('webhook_endpoints').select('id').execute();
+    expect(gone).toEqual([]);
     expect(cspErrors).toEqual([]);
   });
 });

@@ -6,6 +6,16 @@ import { ENGINES } from '../helpers/storage.ts';
 import { ConsoleClient, textOf } from '../console/client.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
+const workerFor = (t: TestApp) =>
+  new WebhookDeliveryWorker({
+    store: t.storage,
+    engine: t.storage.engine,
+    clock: t.clock.fn,
+    mail: { smtpUrl: null, mailFrom: 'x@example.com' },
+    allowPrivate: true,
+    retrySchedule: [5],
+  });
+
 /** The console's Webhooks pages, through the forms as a browser posts them. */
 describe.each(ENGINES)('console webhooks on %s', (engine) => {
   let t: TestApp;
@@ -54,14 +64,7 @@ describe.each(ENGINES)('console webhooks on %s', (engine) => {
 
     const sent = await manager.post(`${location}/test`, {});
     expect(sent.statusCode).toBe(303);
-    const worker = new WebhookDeliveryWorker({
-      store: t.storage,
-      engine: t.storage.engine,
-      clock: t.clock.fn,
-      mail: { smtpUrl: null, mailFrom: 'x@example.com' },
-      allowPrivate: true,
-      retrySchedule: [5],
-    });
+    const worker = workerFor(t);
     await worker.drain();
     expect(receiver.received).toHaveLength(1);
     expect(receiver.received[0]!.verified).toBe(true);
@@ -82,8 +85,64 @@ describe.each(ENGINES)('console webhooks on %s', (engine) => {
     const rotated = /id="secret" readonly value="([^"]+)"/.exec((await manager.get(location)).body)?.[1];
     expect(rotated).toMatch(/^whsec_/);
     expect(rotated).not.toBe(secret);
+    expect((await manager.get(`${location}/delete`)).statusCode).toBe(200);
     expect((await manager.post(`${location}/delete`, {})).statusCode).toBe(303);
     expect(textOf((await manager.get('/console/webhooks')).body)).toContain('no webhook endpoints yet');
+  });
+
+  it('deleting an endpoint is confirmed on a page that says what goes with it; only its form deletes', async () => {
+    await manager.get('/console/webhooks');
+    const made = await manager.post('/console/webhooks', { url: receiver.url('/gone'), mode: 'live', events: '*' });
+    const location = made.headers.location as string;
+    const id = location.split('/').pop()!;
+    receiver.secret = /id="secret" readonly value="([^"]+)"/.exec((await manager.get(location)).body)![1]!;
+    // One delivery delivered, one still waiting when the endpoint goes.
+    await manager.post(`${location}/test`, {});
+    await workerFor(t).drain();
+    await manager.get(location);
+    await manager.post(`${location}/test`, {});
+
+    const endpointPage = (await manager.get(location)).body;
+    // The endpoint's page only links to the confirmation: a GET form, no token, nothing deleted by it.
+    expect(endpointPage).toContain(`<form method="get" action="/console/webhooks/${id}/delete">`);
+    const confirm = await manager.get(`${location}/delete`);
+    expect(confirm.statusCode).toBe(200);
+    const text = textOf(confirm.body);
+    expect(text).toContain(`Delete the webhook endpoint ${receiver.url('/gone')}?`);
+    expect(text).toContain('2 deliveries recorded, 1 of them waiting to be sent');
+    expect(text).toContain('The 1 delivery still waiting will never be sent.');
+    expect(confirm.body).toContain(`<form method="post" action="/console/webhooks/${id}/delete">`);
+    expect(confirm.body).toMatch(/name="_csrf" value="[^"]+"/);
+    expect(await t.storage.db.selectFrom('webhook_endpoints').select('id').where('id', '=', id).execute()).toHaveLength(
+      1,
+    );
+
+    // Staff who do not manage keys see no confirmation; a post without the page's token deletes nothing.
+    expect((await staff.get(`${location}/delete`)).statusCode).toBe(403);
+    expect((await manager.post(`${location}/delete`, {}, null)).statusCode).toBe(403);
+    expect((await manager.get('/console/webhooks/wh_0000000000000000000000/delete')).statusCode).toBe(404);
+    expect(await t.storage.db.selectFrom('webhook_endpoints').select('id').where('id', '=', id).execute()).toHaveLength(
+      1,
+    );
+
+    await manager.get(`${location}/delete`);
+    const deleted = await manager.post(`${location}/delete`, {});
+    expect(deleted.statusCode).toBe(303);
+    expect(deleted.headers.location).toBe('/console/webhooks?done=deleted');
+    const list = textOf((await manager.get(deleted.headers.location as string)).body);
+    expect(list).toContain('The endpoint was deleted');
+    expect(list).not.toContain(receiver.url('/gone'));
+    expect(await t.storage.db.selectFrom('webhook_endpoints').select('id').where('id', '=', id).execute()).toEqual([]);
+    expect(
+      await t.storage.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', id).execute(),
+    ).toEqual([]);
+    const audit = await t.storage.db
+      .selectFrom('audit_log')
+      .select(['action'])
+      .where('target', '=', id)
+      .where('action', '=', 'webhook.deleted')
+      .execute();
+    expect(audit).toHaveLength(1);
   });
 
   it('a refused URL is shown on the form, and nothing is made', async () => {

@@ -3,6 +3,7 @@ import { ApiError } from '../../errors.ts';
 import {
   createEndpoint,
   deleteEndpoint,
+  endpointDeletion,
   endpointDeliveries,
   getEndpoint,
   resendDelivery,
@@ -13,7 +14,13 @@ import {
 } from '../../resources/webhooks/webhook.service.ts';
 import type { ConsoleOptions } from '../console.plugin.ts';
 import { auditActor, formFields, formText, managesKeys, pageContext, render } from '../render.ts';
-import { EMPTY_WEBHOOK_FORM, webhookPage, webhooksPage, type WebhookFormValues } from '../views/webhooks.view.ts';
+import {
+  deleteWebhookPage,
+  EMPTY_WEBHOOK_FORM,
+  webhookPage,
+  webhooksPage,
+  type WebhookFormValues,
+} from '../views/webhooks.view.ts';
 
 /**
  * The Webhooks pages, for owners and key managers as the keys pages are. A new or rotated
@@ -32,7 +39,16 @@ export async function webhooksRoutes(app: FastifyInstance, { storage, clock, web
 
   app.get('/webhooks', { preHandler: managesKeys }, async (request, reply) => {
     const endpoints = await workspaceEndpoints(db, ws(request));
-    return render(reply, 200, webhooksPage(pageContext(request, reply), { endpoints, values: EMPTY_WEBHOOK_FORM }));
+    const done = (request.query as Record<string, string | undefined>).done;
+    return render(
+      reply,
+      200,
+      webhooksPage(pageContext(request, reply), {
+        endpoints,
+        values: EMPTY_WEBHOOK_FORM,
+        ...(done === 'deleted' ? { message: 'The endpoint was deleted; it gets no more events.' } : {}),
+      }),
+    );
   });
 
   app.post('/webhooks', { preHandler: managesKeys }, async (request, reply) => {
@@ -107,9 +123,14 @@ export async function webhooksRoutes(app: FastifyInstance, { storage, clock, web
     reply.setCookie(SECRET_COOKIE, secret, secretCookie(request.params.id));
     return reply.redirect(back(request.params.id, 'rotate'), 303);
   });
+  // Deleting is confirmed on a page of its own that says what goes with the endpoint, as a key's revoke is.
+  app.get<Params>('/webhooks/:id/delete', { preHandler: managesKeys }, async (request, reply) => {
+    const deletion = await endpointDeletion(db, ws(request), request.params.id);
+    return render(reply, 200, deleteWebhookPage(pageContext(request, reply), deletion));
+  });
   app.post<Params>('/webhooks/:id/delete', { preHandler: managesKeys }, async (request, reply) => {
     await deleteEndpoint(storage, ws(request), request.params.id, auditActor(request), clock);
-    return reply.redirect('/console/webhooks', 303);
+    return reply.redirect('/console/webhooks?done=deleted', 303);
   });
   app.post<{ Params: { id: string; event: string } }>(
     '/webhooks/:id/deliveries/:event/resend',

@@ -111,7 +111,7 @@ export function webhookPage(
       ${action('test', 'Send test event')}
       ${e.status === 'enabled' ? action('disable', 'Disable') : action('enable', 'Enable')}
       ${action('rotate', 'Rotate secret')}
-      ${action('delete', 'Delete')}
+      <form method="get" action="/console/webhooks/${e.id}/delete"><button type="submit" class="danger">Delete</button></form>
     </div>
     <h2>Recent deliveries</h2>
     ${
@@ -125,5 +125,37 @@ export function webhookPage(
         <tbody>${rows}</tbody>
       </table>`
     }`,
+  );
+}
+
+const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** The confirmation before an endpoint is deleted: what goes with it, then the form that deletes. */
+export function deleteWebhookPage(
+  ctx: PageContext,
+  view: { endpoint: WebhookEndpoint; deliveries: number; pending: number },
+) {
+  const e = view.endpoint;
+  return page(
+    ctx,
+    `Delete the webhook endpoint ${e.url}?`,
+    html`<dl class="facts">
+      <dt>URL</dt><dd>${e.url}</dd>
+      <dt>Mode</dt><dd>${e.mode === 'live' ? 'Live' : 'Test'}</dd>
+      <dt>Events</dt><dd>${e.events.join(', ')}</dd>
+      <dt>Status</dt><dd>${STATUS[e.status]}</dd>
+      <dt>Deliveries</dt><dd>${plural(view.deliveries, 'delivery', 'deliveries')} recorded, ${view.pending.toLocaleString('en-US')} of them waiting to be sent</dd>
+    </dl>
+    <p>Deleting the endpoint stops every event to this address at once and removes its record of deliveries.
+      ${
+        view.pending > 0
+          ? html`The ${plural(view.pending, 'delivery', 'deliveries')} still waiting will never be sent. `
+          : null
+      }This cannot be undone: to receive events here again, add the endpoint anew (it gets a new secret).</p>
+    <form method="post" action="/console/webhooks/${e.id}/delete">
+      ${csrfField(ctx)}
+      <p class="actions"><button type="submit" class="danger">Delete endpoint</button>
+        <a href="/console/webhooks/${e.id}">Cancel</a></p>
+    </form>`,
   );
 }

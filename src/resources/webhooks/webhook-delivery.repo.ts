@@ -34,6 +34,24 @@ export async function recentDeliveries(
     .execute();
 }
 
+/** How many deliveries an endpoint has, and how many of them still wait to be sent. */
+export async function deliveryCounts(
+  db: Queryable,
+  workspaceId: string,
+  endpointId: string,
+): Promise<{ total: number; pending: number }> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('total'),
+      eb.fn.sum<number | string | null>(eb.case().when('status', '=', 'pending').then(1).else(0).end()).as('pending'),
+    ])
+    .where('workspace_id', '=', workspaceId)
+    .where('endpoint_id', '=', endpointId)
+    .executeTakeFirstOrThrow();
+  return { total: Number(row.total), pending: Number(row.pending ?? 0) };
+}
+
 /** Makes a delivery due now again ("Resend"), whatever it came to. */
 export async function requeueDelivery(
   tx: Tx,

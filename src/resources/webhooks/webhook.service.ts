@@ -7,7 +7,7 @@ import type { Clock } from '../../lib/time.ts';
 import { hostOf, isIpAddress, refusedAddress } from '../../lib/webhook-address.ts';
 import type { AuditAction, AuditActor } from '../audit/audit.model.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import { recentDeliveries, requeueDelivery } from './webhook-delivery.repo.ts';
+import { deliveryCounts, recentDeliveries, requeueDelivery } from './webhook-delivery.repo.ts';
 import {
   countEndpoints,
   deleteEndpoint as removeEndpoint,
@@ -182,6 +182,17 @@ export async function setEndpointStatus(
     );
   });
   return toEndpoint({ ...row, ...set });
+}
+
+/** What deleting an endpoint takes with it: its deliveries, those still waiting never sent. */
+export async function endpointDeletion(
+  db: Db,
+  workspaceId: string | null,
+  id: string,
+): Promise<{ endpoint: WebhookEndpoint; deliveries: number; pending: number }> {
+  const row = await existing(db, workspaceId, id);
+  const counts = await deliveryCounts(db, row.workspace_id, id);
+  return { endpoint: toEndpoint(row), deliveries: counts.total, pending: counts.pending };
 }
 
 export async function deleteEndpoint(
