@@ -43,4 +43,37 @@ describe('venue-api-client generated types', () => {
     const bumped = await generateClientFiles({ ...document, info: { ...document.info, version: '2099-01-01' } });
     expect(readFileSync(new URL('version.ts', GENERATED), 'utf8')).not.toBe(bumped['version.ts']);
   });
+
+  it('would be found stale after a webhook payload changed, or an event type came or went', async () => {
+    type Hooks = Record<string, { post: { requestBody: { content: { 'application/json': { schema: any } } } } }>;
+    const hooks = () => structuredClone((document as unknown as { webhooks: Hooks }).webhooks);
+    const payload = hooks();
+    const deleted = payload['customer.deleted']!.post.requestBody.content['application/json'].schema;
+    deleted.properties.data.properties.object.properties.deleted_at = { type: 'string', description: 'New.' };
+    const withField = await generateClientFiles({ ...document, webhooks: payload } as OpenAPI3);
+    expect(withField['openapi.ts']).toContain('deleted_at');
+    expect(readFileSync(new URL('openapi.ts', GENERATED), 'utf8')).not.toBe(withField['openapi.ts']);
+
+    const added = hooks();
+    const merged = structuredClone(added['customer.updated']!);
+    (merged.post as { operationId?: string }).operationId = 'webhook_customer_merged';
+    added['customer.merged'] = merged;
+    const withType = await generateClientFiles({ ...document, webhooks: added } as OpenAPI3);
+    expect(withType['webhook-events.ts']).toContain('export type CustomerMergedEvent = Payload<"customer.merged">;');
+    expect(readFileSync(new URL('webhook-events.ts', GENERATED), 'utf8')).not.toBe(withType['webhook-events.ts']);
+
+    const fewer = hooks();
+    delete fewer['webhook.test'];
+    const withoutType = await generateClientFiles({ ...document, webhooks: fewer } as OpenAPI3);
+    expect(withoutType['webhook-events.ts']).not.toContain('WebhookTestEvent');
+  });
+
+  it('name one event type for each entry of the webhooks section, and their union', () => {
+    const generated = readFileSync(new URL('webhook-events.ts', GENERATED), 'utf8');
+    const types = Object.keys((document as unknown as { webhooks: object }).webhooks);
+    expect(types).toContain('customer.updated');
+    for (const type of types) expect(generated).toContain(`Payload<"${type}">;`);
+    const union = generated.slice(generated.indexOf('export type WebhookEvent ='));
+    expect(union.match(/^ {2}\| \w+Event;?$/gm)).toHaveLength(types.length);
+  });
 });

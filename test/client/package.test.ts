@@ -20,11 +20,13 @@ const npm = (cwd: string, ...args: string[]) =>
   execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8' });
 
 // Types checked, not declared `any`: were the import unresolved, the directive would be unused (TS2578).
-const PROGRAM = `import { type Customer, VenueClient } from 'venue-api-client';
+const PROGRAM = `import { type Customer, VenueClient, type WebhookEvent } from 'venue-api-client';
 // @ts-expect-error apiKey is a string
 new VenueClient({ apiKey: 1, baseUrl: 'http://127.0.0.1:8080' });
 export const venue = new VenueClient({ apiKey: 'vw_test_x', baseUrl: 'http://127.0.0.1:8080' });
 export const first = (c: Customer): string => c.first_name;
+// The generated webhook event types narrow on \`type\`.
+export const gone = (e: WebhookEvent): string | null => (e.type === 'customer.deleted' ? e.data.object.id : null);
 `;
 
 describe('venue-api-client installed from its tarball', { timeout: 120_000 }, () => {

@@ -1,7 +1,14 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
-import { verifyWebhook, type WebhookEvent, WebhookVerificationError } from 'venue-api-client';
+import {
+  type Customer,
+  type CustomerUpdatedEvent,
+  verifyWebhook,
+  type WebhookEvent,
+  type WebhookEventOf,
+  WebhookVerificationError,
+} from 'venue-api-client';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -29,6 +36,27 @@ const event: WebhookEvent = {
 };
 const body = JSON.stringify(event);
 
+// The event types generated from the OpenAPI document's `webhooks` section narrow on `type`,
+// and an update's previous_attributes holds the record's own fields (checked by the compiler).
+function describeEvent(e: WebhookEvent): string {
+  switch (e.type) {
+    case 'customer.updated':
+      return `${e.data.object.first_name}, was ${e.data.previous_attributes.first_name ?? 'the same'}`;
+    case 'customer.deleted':
+      return `${e.data.object.id} deleted: ${e.data.object.deleted}`;
+    case 'booking.updated':
+      // @ts-expect-error an import's update carries no previous values
+      return e.data.previous_attributes;
+    case 'webhook.test':
+      return e.data.object.url;
+    default:
+      return e.data.object.id;
+  }
+}
+const sameRecord: Customer = {} as CustomerUpdatedEvent['data']['object'];
+const sameEvent: CustomerUpdatedEvent = {} as WebhookEventOf<'customer.updated'>;
+void [sameRecord, sameEvent];
+
 function headersFor(secret: string, payload: string | Uint8Array = body, timestamp = now(), id = event.id) {
   return {
     'webhook-id': id,
@@ -47,6 +75,12 @@ async function refusal(promise: Promise<unknown>): Promise<WebhookVerificationEr
 }
 
 describe('verifyWebhook', () => {
+  it('answers an event whose type narrows its data to that type', async () => {
+    const secret = newSecret();
+    const verified = await verifyWebhook(body, headersFor(secret), secret);
+    expect(describeEvent(verified)).toBe('cus_7nH2pQ4sVw9xKb1Lm3Z000 deleted: true');
+  });
+
   it('accepts what the standardwebhooks package signs, and answers the parsed event', async () => {
     const secret = newSecret();
     const at = new Date();

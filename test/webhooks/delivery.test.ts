@@ -12,6 +12,7 @@ import { addStaff } from '../../src/resources/workspaces/workspace.service.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 import { createCustomer, del, get, makeList, makeTag, patch, post } from '../helpers/writes.ts';
+import { payloadChecker } from './payload-schemas.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
 const OPEN = { allowHttp: true, allowPrivate: true };
@@ -20,9 +21,11 @@ describe.each(ENGINES)('webhook delivery on %s', (engine) => {
   let t: TestApp;
   let receiver: Receiver;
   const workers: WebhookDeliveryWorker[] = [];
+  let check: (bodies: readonly any[]) => string[];
   beforeAll(async () => {
     t = await makeTestApp(engine);
     receiver = await startReceiver();
+    check = await payloadChecker(t);
   });
   afterAll(async () => {
     await receiver?.close();
@@ -30,6 +33,8 @@ describe.each(ENGINES)('webhook delivery on %s', (engine) => {
   });
   afterEach(async () => {
     for (const w of workers.splice(0)) await w.stop();
+    // Whatever a test made the API send is what the OpenAPI document (and so the client's types) says.
+    expect(check(receiver.received.map((r) => r.body))).toEqual([]);
     await t.storage.db.deleteFrom('webhook_deliveries').execute();
     await t.storage.db.deleteFrom('webhook_endpoints').execute();
     receiver.received.length = 0;

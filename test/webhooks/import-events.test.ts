@@ -7,6 +7,7 @@ import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 import { get } from '../helpers/writes.ts';
 import * as r from '../import/records.ts';
+import { payloadChecker } from './payload-schemas.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
 describe.each(ENGINES)('webhook events of an import on %s', (engine) => {
@@ -67,6 +68,8 @@ describe.each(ENGINES)('webhook events of an import on %s', (engine) => {
     expect(updated.data.previous_attributes).toEqual({ last_name: 'Imported' });
     expect(updated.data.object).toEqual((await get(t, t.keys.live, c.id as string)).json());
     expect(receiver.received.every((x) => x.verified)).toBe(true);
+    // As the OpenAPI document (and so the client's generated types) describes them.
+    expect((await payloadChecker(t))([...first, ...second])).toEqual([]);
   });
 
   it('a test-mode customer of an import reaches no live endpoint', async () => {

@@ -1,12 +1,23 @@
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type TObject, type TSchema, Type } from '@sinclair/typebox';
+import { Activity } from '../activities/activity.schema.ts';
+import { Booking } from '../bookings/booking.schema.ts';
 import { Customer, DeletedCustomer } from '../customers/customer.schema.ts';
+import { Event } from '../events/event.schema.ts';
+import { GiftCard } from '../gift-cards/gift-card.schema.ts';
+import { List } from '../lists/list.schema.ts';
+import { Order } from '../orders/order.schema.ts';
+import { Package } from '../packages/package.schema.ts';
+import { Tag } from '../tags/tag.schema.ts';
+import { Ticket } from '../tickets/ticket.schema.ts';
+import { Venue } from '../venues/venue.schema.ts';
 import { Instant } from '../wire.schema.ts';
 
 /**
  * The webhook event payloads (DECISIONS "Webhooks") as TypeBox schemas, for the OpenAPI
- * document's `webhooks` section (src/http/openapi.ts).
+ * document's `webhooks` section (src/http/openapi.ts), from which venue-api-client's event
+ * types are generated: every type the API sends is here.
  */
-function EventOf(type: string, object: TSchema, withPrevious: boolean) {
+function EventOf(type: string, object: TSchema, previous: TObject | null) {
   return Type.Object(
     {
       id: Type.String({
@@ -20,9 +31,10 @@ function EventOf(type: string, object: TSchema, withPrevious: boolean) {
       data: Type.Object(
         {
           object: object,
-          ...(withPrevious
+          // The changed fields only, each in the record's own shape.
+          ...(previous
             ? {
-                previous_attributes: Type.Record(Type.String(), Type.Unknown(), {
+                previous_attributes: Type.Partial(previous, {
                   description: "The changed top-level fields' values before the change.",
                 }),
               }
@@ -37,19 +49,53 @@ function EventOf(type: string, object: TSchema, withPrevious: boolean) {
 
 const described = (schema: TSchema, description: string): TSchema => ({ ...schema, description });
 
+/** The read-only collections' records an import writes, by the name their event types begin with. */
+const IMPORTED: Record<string, [TSchema, string]> = {
+  booking: [Booking, 'a booking'],
+  order: [Order, 'an order'],
+  ticket: [Ticket, 'a ticket'],
+  gift_card: [GiftCard, 'a gift card'],
+  venue: [Venue, 'a venue'],
+  activity: [Activity, 'an activity'],
+  package: [Package, 'a package'],
+  event: [Event, 'an event'],
+  list: [List, 'a list'],
+  tag: [Tag, 'a tag'],
+};
+
+/** `<object>.created` and `<object>.updated`: the record as the import wrote it (no previous values). */
+function importedRecordEvents(): Record<string, { summary: string; schema: TSchema }> {
+  return Object.fromEntries(
+    Object.entries(IMPORTED).flatMap(([name, [schema, what]]) => {
+      const object = described(
+        schema,
+        `The ${name.replace('_', ' ')} as the import wrote it, in the shape GET answers.`,
+      );
+      return [
+        [`${name}.created`, { summary: `An import added ${what}`, schema: EventOf(`${name}.created`, object, null) }],
+        [
+          `${name}.updated`,
+          { summary: `An import replaced ${what}`, schema: EventOf(`${name}.updated`, object, null) },
+        ],
+      ];
+    }),
+  );
+}
+
 export const WEBHOOK_EVENTS: Record<string, { summary: string; schema: TSchema }> = {
   'customer.created': {
     summary: 'A customer was created (or restored)',
-    schema: EventOf('customer.created', described(Customer, 'The customer as GET showed it right after.'), false),
+    schema: EventOf('customer.created', described(Customer, 'The customer as GET showed it right after.'), null),
   },
   'customer.updated': {
     summary: 'A customer changed: a field, a tag or a list membership',
-    schema: EventOf('customer.updated', described(Customer, 'The customer as GET showed it right after.'), true),
+    schema: EventOf('customer.updated', described(Customer, 'The customer as GET showed it right after.'), Customer),
   },
   'customer.deleted': {
     summary: 'A customer was deleted',
-    schema: EventOf('customer.deleted', described(DeletedCustomer, 'The deleted shape.'), false),
+    schema: EventOf('customer.deleted', described(DeletedCustomer, 'The deleted shape.'), null),
   },
+  ...importedRecordEvents(),
   'webhook.test': {
     summary: 'A test event, sent from the console or the CLI',
     schema: EventOf(
@@ -62,7 +108,7 @@ export const WEBHOOK_EVENTS: Record<string, { summary: string; schema: TSchema }
         },
         { description: 'The endpoint.' },
       ),
-      false,
+      null,
     ),
   },
 };
