@@ -9,6 +9,7 @@ import { loadConfig } from '../src/config.ts';
 import { isPostgresUrl, migrate, openStorage } from '../src/db/index.ts';
 import { sqlitePath } from '../src/db/dialects/sqlite.ts';
 import { createKey } from '../src/resources/keys/key.service.ts';
+import { createEndpoint, deleteEndpoint } from '../src/resources/webhooks/webhook.service.ts';
 import { createWorkspace } from '../src/resources/workspaces/workspace.service.ts';
 import { seedWorkspace, type SeedCounts } from '../src/seed/seed.service.ts';
 import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
@@ -37,6 +38,12 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * BENCH_DATABASE_URL), the pools PG_POOL_SIZE connections each; with Redis when REDIS_URL is
  * set. A scenario's first ceiling is its `ceiling` and `ratio`; others are under `also`.
  *
+ * `--webhook`: also create_webhook, the create scenario again with one enabled endpoint in the
+ * key's mode (live) posting every customer.created to a local receiver answering 204
+ * (bench/webhook-receiver.mjs; the API runs with WEBHOOK_ALLOW_HTTP and
+ * WEBHOOK_ALLOW_PRIVATE on), its ratio against create's ceiling measurement; the endpoint is
+ * made just before it and deleted, with its deliveries, just after, so no other scenario has one.
+ *
  * `--workers N` (PostgreSQL): then the same API scenarios against `venue-api serve --workers N`
  * (one primary, N serving processes on one port), reported under `workers` beside the one
  * process's figures, after the one process has stopped.
@@ -60,6 +67,7 @@ if (!Number.isInteger(WORKERS) || WORKERS < 1)
 if (WORKERS > 1 && DATABASE !== 'postgres' && !process.env.BENCH_DATABASE_URL?.startsWith('postgres')) {
   throw new Error('--workers N needs --database postgres: SQLite has one writer (serve refuses several workers)');
 }
+const WEBHOOK = process.argv.includes('--webhook');
 const PG_SERVER = process.env.BENCH_PG_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
 const JSON_OUT = process.argv.includes('--json');
 const CUSTOMERS = Number(process.env.BENCH_CUSTOMERS ?? (QUICK ? 100_000 : 1_000_000));
@@ -85,6 +93,13 @@ interface ScenarioResult extends Load {
   ceiling: string;
   ceiling_rps: number;
   also: { ceiling: string; ceiling_rps: number }[];
+  /** create_webhook only: its rate over create's, and what became of its deliveries. */
+  webhook?: WebhookOutcome;
+}
+
+interface WebhookOutcome {
+  create_rps: number;
+  deliveries: { delivered: number; pending: number; failed: number };
 }
 
 /** A new PostgreSQL database for the run, and how to drop it. */
@@ -243,6 +258,47 @@ function header(headers: Record<string, unknown> | undefined, name: string): str
   return undefined;
 }
 
+/** On SQLite, wait for the API's own writes (its delivery worker's) rather than fail at once. */
+const BESIDE_THE_API = { sqliteBusyTimeoutMs: 10_000 };
+
+/** One enabled live endpoint of the workspace posting every event type to `url`: its id. */
+async function addEndpoint(databaseUrl: string, workspaceId: string, url: string): Promise<string> {
+  const storage = await openStorage(databaseUrl, BESIDE_THE_API);
+  try {
+    const { endpoint } = await createEndpoint(
+      storage,
+      Date.now,
+      { allowHttp: true, allowPrivate: true },
+      { workspaceId, url, mode: 'live', contactsMasked: false, createdBy: 'bench' },
+    );
+    return endpoint.id;
+  } finally {
+    await storage.close();
+  }
+}
+
+/**
+ * Counts the endpoint's deliveries by status, then deletes it with its queue, so the scenarios
+ * after it run on a database like the one before it (no endpoint, no deliveries to claim).
+ */
+async function retireEndpoint(databaseUrl: string, workspaceId: string, id: string) {
+  const storage = await openStorage(databaseUrl, BESIDE_THE_API);
+  try {
+    const rows = await storage.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => ['status', eb.fn.countAll<number | string>().as('n')])
+      .where('workspace_id', '=', workspaceId)
+      .where('endpoint_id', '=', id)
+      .groupBy('status')
+      .execute();
+    const count = (status: string) => Number(rows.find((r) => r.status === status)?.n ?? 0);
+    await deleteEndpoint(storage, workspaceId, id);
+    return { delivered: count('delivered'), pending: count('pending'), failed: count('failed') };
+  } finally {
+    await storage.close();
+  }
+}
+
 const median = (xs: number[]) => quantile(xs, 0.5);
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -284,6 +340,8 @@ async function main() {
     };
     // SQLite serves alone; on PostgreSQL the limits go to Redis when the environment names one.
     if (!redis) apiEnv.REDIS_URL = '';
+    // The local receiver is plain http on loopback; without an endpoint these settings do nothing.
+    if (WEBHOOK) Object.assign(apiEnv, { WEBHOOK_ALLOW_HTTP: 'on', WEBHOOK_ALLOW_PRIVATE: 'on' });
     const starts: number[] = [];
     let api: Child | undefined;
     for (let i = 0; i < COLD_STARTS; i++) {
@@ -335,13 +393,21 @@ async function main() {
     if (JSON.stringify(JSON.parse(bareOne)) !== apiOne) log(`  ${names.get}'s customer differs from the API's`);
 
     const scenarios: ScenarioResult[] = [];
-    const record = (name: string, ours: Load, ceiling: string, theirs: Load, also: [string, Load][] = []) => {
+    const record = (
+      name: string,
+      ours: Load,
+      ceiling: string,
+      theirs: Load,
+      also: [string, Load][] = [],
+      webhook?: WebhookOutcome,
+    ) => {
       scenarios.push({
         name,
         ...ours,
         ceiling,
         ceiling_rps: theirs.rps,
         also: also.map(([c, l]) => ({ ceiling: c, ceiling_rps: l.rps })),
+        ...(webhook ? { webhook } : {}),
       });
       const others = also.map(([c, l]) => `; ${c} ${l.rps.toFixed(0)}/s`).join('');
       log(
@@ -412,7 +478,26 @@ async function main() {
     log('create…');
     const createOf = (url: string) => load({ ...create, url: `${url}/customers` });
     const created = await createOf(api!.url);
-    record('create', created, names.insert, await load({ ...create, url: `${insert.url}/customers` }));
+    const createCeiling = await load({ ...create, url: `${insert.url}/customers` });
+    record('create', created, names.insert, createCeiling);
+
+    if (WEBHOOK) {
+      log('create_webhook…');
+      const receiver = await startChild(['bench/webhook-receiver.mjs'], {}, listening);
+      children.push(receiver);
+      // The write path looks its endpoints up on every write: one made now counts at once.
+      const endpoint = await addEndpoint(databaseUrl, workspaceId, `${receiver.url}/hooks`);
+      const withEndpoint = await createOf(api!.url);
+      const deliveries = await retireEndpoint(databaseUrl, workspaceId, endpoint);
+      log(
+        `  deliveries: ${deliveries.delivered} delivered, ${deliveries.pending} pending, ${deliveries.failed} failed`,
+      );
+      // Against create's own ceiling measurement: its ratio over create's is the rates' ratio.
+      record('create_webhook', withEndpoint, names.insert, createCeiling, [], {
+        create_rps: created.rps,
+        deliveries,
+      });
+    }
 
     log('update…');
     // A pool of customers with the version each one has now. A customer is taken from the
@@ -506,6 +591,13 @@ async function main() {
               })),
             }
           : {}),
+        ...(s.webhook
+          ? {
+              create_rps: Math.round(s.webhook.create_rps),
+              of_create: r3(s.rps / s.webhook.create_rps),
+              deliveries: s.webhook.deliveries,
+            }
+          : {}),
       })),
       memory: {
         peak_rss_mib: r1(apiPeak),
@@ -568,6 +660,13 @@ async function main() {
         console.log(
           `${doc.workers!.count} workers, ${w.name}: ${w.rps}/s (p99 ${w.p99_ms} ms, errors ${w.errors}), ` +
             `${w.ratio.toFixed(2)}x one process's ${w.one_worker_rps}/s`,
+        );
+      }
+      const hooked = doc.scenarios.find((s) => s.name === 'create_webhook');
+      if (hooked?.deliveries) {
+        console.log(
+          `create_webhook: ${hooked.of_create?.toFixed(3)} of create's ${hooked.create_rps}/s; deliveries ` +
+            `${hooked.deliveries.delivered} delivered, ${hooked.deliveries.pending} pending, ${hooked.deliveries.failed} failed`,
         );
       }
       console.log('(sync: per s is customers a second, p50/p99 per page of 100)\n');
