@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   PostgresDialect,
   sql,
@@ -8,6 +7,7 @@ import {
   type PostgresQueryResult,
 } from 'kysely';
 import pg from 'pg';
+import { lockKey } from '../transaction-lock.ts';
 import { DatabaseUnavailable, unavailableReason, type UnavailableReason } from '../unavailable.ts';
 import { queryAfterBegin } from './pg-begin.ts';
 import { isStalePlan, PREPARED_PER_CONNECTION, StatementCache } from './pg-statements.ts';
@@ -15,10 +15,6 @@ import type { Engine } from './types.ts';
 
 // int8 (bigint) columns hold millisecond instants, well inside the safe-integer range.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
-
-function lockKey(name: string): bigint {
-  return createHash('sha256').update(name).digest().readBigInt64BE(0);
-}
 
 export interface PostgresOptions {
   /** Clients in the pool. */
@@ -274,11 +270,6 @@ export function createPostgresEngine(url: string, options: PostgresOptions = {})
     },
     insertsInWith: true,
     maxInsertRows: (columns) => Math.max(1, Math.floor(60_000 / columns)),
-    // Released by commit or rollback, and by the server when a crashed process's connection drops.
-    async tryTransactionLock(tx, name) {
-      const got = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(${lockKey(name)}) as ok`.execute(tx);
-      return got.rows[0]?.ok === true;
-    },
     async pauseMembershipCounts(tx) {
       await sql`select set_config('venue.membership_counts', 'off', true)`.execute(tx);
       return true;

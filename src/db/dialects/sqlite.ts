@@ -100,8 +100,6 @@ export function createSqliteEngine(url: string, options: SqliteOptions = {}): En
     },
     insertsInWith: false,
     maxInsertRows: (columns) => Math.max(1, Math.floor(32_000 / columns)),
-    // A group's BEGIN IMMEDIATE already makes every write transaction the only one, across processes.
-    tryTransactionLock: async () => true,
     pauseMembershipCounts: async () => false,
     refreshStatistics: async (db) => {
       await sql`pragma optimize`.execute(db);

@@ -26,12 +26,6 @@ export interface Engine {
   /** Rows a multi-row INSERT may carry, given its column count (bound-parameter limits). */
   maxInsertRows(columns: number): number;
   /**
-   * Inside a transaction: take the lock named `name` until it ends, or answer false at once
-   * when another transaction (of any process) holds it. Used so a second request with the
-   * same Idempotency-Key is told "still running" instead of waiting (DECISIONS "Idempotency").
-   */
-  tryTransactionLock(tx: Kysely<Database>, name: string): Promise<boolean>;
-  /**
    * Inside a transaction of a bulk writer (seed, import): stops the membership-count
    * triggers for the rest of it, so the writer sets customers' tag_count and list_count
    * itself, set-wise (migration 010); answers false where they keep counting (SQLite, whose

@@ -73,7 +73,6 @@ export async function createCustomer(tx: Tx, actor: Actor, body: CreateCustomerB
   if (first_name === undefined)
     throw invalid('first_name: is required', [{ field: 'first_name', message: 'is required' }]);
   const now = actor.clock();
-  if (patch.email && (await emailOwner(tx, actor, patch.email))) throw conflict(EMAIL_TAKEN);
   const row: CustomerTable = {
     id: newId('customer'),
     workspace_id: actor.workspaceId,
@@ -89,7 +88,8 @@ export async function createCustomer(tx: Tx, actor: Actor, body: CreateCustomerB
     updated_at: now,
     deleted_at: null,
   };
-  // The unique index settles a race the check above cannot see (PostgreSQL).
+  // The email's unique index (one live customer per email in a workspace and mode) is the
+  // check: no look-up first, and no race between a look-up and the INSERT.
   if (!(await insertCustomer(tx, row))) throw conflict(EMAIL_TAKEN);
   return {
     value: await presentCustomer(tx, actor, row.id),

@@ -4,7 +4,8 @@ import { readCustomerJson } from '../customers/customer-json.repo.ts';
 import type { Tx } from '../writes/write.pipeline.ts';
 import { customerEventType, earliestBefore, previousAttributes, removedMemberships } from './customer-event.model.ts';
 import { vocabularyNames } from './vocabulary.repo.ts';
-import { endpointsFor, writeEvents, type NewEvent } from './webhook-event.service.ts';
+import type { WebhookEndpointTable } from '../../db/schema.ts';
+import { endpointsFor, takesAny, writeEvents, type NewEvent } from './webhook-event.service.ts';
 
 const CUSTOMER_TYPES = ['customer.created', 'customer.updated', 'customer.deleted'];
 
@@ -12,11 +13,20 @@ const CUSTOMER_TYPES = ['customer.created', 'customer.updated', 'customer.delete
  * The webhook events of a write's customer changes, in its transaction (every writer: the
  * API's writes and undo through the write pipeline, the import). `data.object` is read with
  * the API's own read path inside the transaction, so it is what GET shows after the change.
- * With no endpoint to send them to, nothing is read or written.
+ * `enabled`: the scope's enabled endpoints when the writer has read them already (the
+ * pipeline reads them with its change-log rows); looked up when absent. With no endpoint
+ * to send them to, nothing is read or written.
  */
-export async function recordCustomerEvents(tx: Tx, scope: Scope, changes: readonly ChangeInput[]): Promise<void> {
+export async function recordCustomerEvents(
+  tx: Tx,
+  scope: Scope,
+  changes: readonly ChangeInput[],
+  enabled?: readonly WebhookEndpointTable[],
+): Promise<void> {
   if (changes.length === 0) return;
-  const endpoints = await endpointsFor(tx, scope, CUSTOMER_TYPES);
+  const endpoints = enabled
+    ? enabled.filter((e) => takesAny(e, CUSTOMER_TYPES))
+    : await endpointsFor(tx, scope, CUSTOMER_TYPES);
   if (endpoints.length === 0) return;
   const byCustomer = new Map<string, ChangeInput[]>();
   for (const change of changes) {

@@ -72,7 +72,13 @@ export async function writeEvents(
 /** The enabled endpoints of the scope taking any of these types; empty: nothing to record. */
 export async function endpointsFor(tx: Tx, scope: Scope, types: readonly string[]): Promise<WebhookEndpointTable[]> {
   const endpoints = await enabledEndpoints(tx, scope);
-  return endpoints.filter((e) => types.some((t) => subscribes(JSON.parse(e.events) as string[], t)));
+  return endpoints.filter((e) => takesAny(e, types));
+}
+
+/** Whether the endpoint subscribes to any of these event types. */
+export function takesAny(endpoint: WebhookEndpointTable, types: readonly string[]): boolean {
+  const events = JSON.parse(endpoint.events) as string[];
+  return types.some((t) => subscribes(events, t));
 }
 
 /** One call for a writer that has its events at hand (the import's read-only records). */

@@ -1,17 +1,27 @@
-import type { Transaction } from 'kysely';
 import { type Param, PreparedQuery } from '../../db/prepared.ts';
-import type { Engine } from '../../db/dialects/types.ts';
-import type { ChangeLogTable, Database, IdempotencyKeyTable, Queryable, Tx } from '../../db/schema.ts';
-import { insertChangeRows } from '../changes/change-log.repo.ts';
+import type { IdempotencyKeyTable, Queryable, Tx } from '../../db/schema.ts';
+import { StaleWrite } from '../../db/stale-write.ts';
+import { lockKey, tryTransactionLock } from '../../db/transaction-lock.ts';
+import { isUniqueViolation } from '../../db/unique-violation.ts';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim, type StoredAnswer } from './idempotency.model.ts';
 
-/** The answer stored for a key, however old (see isLive). */
-export async function findStoredAnswer(
-  db: Queryable,
-  claim: IdempotencyClaim,
-): Promise<IdempotencyKeyTable | undefined> {
-  const [row] = await FIND.execute(db, { keyId: claim.keyId, key: claim.key });
-  return row;
+/** What a POST's claim finds: whether its transaction now holds the key, and the answer stored for it, however old (see isLive). */
+export interface ClaimFound {
+  held: boolean;
+  stored: IdempotencyKeyTable | undefined;
+}
+
+/**
+ * Takes the key for this transaction and reads its stored answer, one statement. The read's
+ * snapshot may predate the lock, so an answer another process committed in between can go
+ * unseen; storing this write's answer then fails on the key's primary key, and the write
+ * runs again (storing).
+ */
+export async function claimKey(db: Queryable, claim: IdempotencyClaim, lock: string): Promise<ClaimFound> {
+  const [row] = await CLAIM.execute(db, { lock: lockKey(lock), keyId: claim.keyId, key: claim.key });
+  if (!row) throw new Error('the claim statement answers one row');
+  const { held, ...stored } = row;
+  return { held: Boolean(held), stored: stored.key_id === null ? undefined : (stored as IdempotencyKeyTable) };
 }
 
 /** An answer older than 24 hours no longer counts, even before the purge job removes it. */
@@ -20,12 +30,18 @@ export function isLive(row: Pick<IdempotencyKeyTable, 'created_at'>, now: number
 }
 
 // Every POST runs these: built once (db/prepared.ts), not per request.
-const FIND = new PreparedQuery<{ keyId: string; key: string }, IdempotencyKeyTable>((db, param) =>
+type Nullable<T> = { [K in keyof T]: T[K] | null };
+const CLAIM = new PreparedQuery<
+  { lock: string; keyId: string; key: string },
+  { held: boolean | number } & Nullable<IdempotencyKeyTable>
+>((db, param) =>
   db
-    .selectFrom('idempotency_keys')
-    .selectAll()
-    .where('key_id', '=', param('keyId'))
-    .where('idempotency_key', '=', param('key')),
+    .selectFrom(db.selectNoFrom(tryTransactionLock(db, param('lock')).as('held')).as('lock'))
+    .leftJoin('idempotency_keys', (join) =>
+      join.on('idempotency_keys.key_id', '=', param('keyId')).on('idempotency_keys.idempotency_key', '=', param('key')),
+    )
+    .select('lock.held')
+    .selectAll('idempotency_keys'),
 );
 
 const DROP = new PreparedQuery<{ keyId: string; key: string }, never>((db, param) =>
@@ -33,11 +49,11 @@ const DROP = new PreparedQuery<{ keyId: string; key: string }, never>((db, param
 );
 
 /** Removes an expired stored answer, so the key's new answer can be stored in its place. */
-export async function dropStoredAnswer(tx: Transaction<Database>, claim: IdempotencyClaim): Promise<void> {
+export async function dropStoredAnswer(tx: Tx, claim: IdempotencyClaim): Promise<void> {
   await DROP.execute(tx, { keyId: claim.keyId, key: claim.key });
 }
 
-interface SaveParams {
+export interface SaveParams {
   keyId: string;
   key: string;
   workspaceId: string;
@@ -51,7 +67,7 @@ interface SaveParams {
 }
 
 /** The stored answer's row, as both statements that store one insert it. */
-const answerRow = (param: Param<SaveParams>) => ({
+export const answerRow = (param: Param<SaveParams>) => ({
   key_id: param('keyId'),
   idempotency_key: param('key'),
   workspace_id: param('workspaceId'),
@@ -68,7 +84,7 @@ const SAVE = new PreparedQuery<SaveParams, never>((db, param) =>
   db.insertInto('idempotency_keys').values(answerRow(param)),
 );
 
-function saveParams(claim: IdempotencyClaim, answer: StoredAnswer, now: number): SaveParams {
+export function saveParams(claim: IdempotencyClaim, answer: StoredAnswer, now: number): SaveParams {
   return {
     keyId: claim.keyId,
     key: claim.key,
@@ -83,55 +99,21 @@ function saveParams(claim: IdempotencyClaim, answer: StoredAnswer, now: number):
   };
 }
 
-export async function saveAnswer(
-  tx: Transaction<Database>,
-  claim: IdempotencyClaim,
-  answer: StoredAnswer,
-  now: number,
-): Promise<void> {
-  await SAVE.execute(tx, saveParams(claim, answer, now));
+export async function saveAnswer(tx: Tx, claim: IdempotencyClaim, answer: StoredAnswer, now: number): Promise<void> {
+  await storing(() => SAVE.execute(tx, saveParams(claim, answer, now)));
 }
 
 /**
- * The stored answer with the write's one change-log row, one statement
- * (Engine.insertsInWith); the row's columns are the shape, as preparedInsert's.
+ * Stores an answer; the key's primary key refusing it means another process stored one
+ * after this transaction's claim read (claimKey): the write rolls back and runs again.
  */
-const SAVE_WITH_CHANGE = new PreparedQuery<SaveParams & Record<`change_${string}`, unknown>, never>(
-  (db, param, shape) =>
-    db
-      .with('change', (w) =>
-        w
-          .insertInto('change_log')
-          .values(Object.fromEntries(shape.split(',').map((c) => [c, param(`change_${c}`)])) as never),
-      )
-      .insertInto('idempotency_keys')
-      .values(answerRow(param)),
-);
-
-/**
- * Stores the answer, and the write's change-log rows with it: where the engine can
- * (Engine.insertsInWith) and the write made one change, as one statement, one round trip.
- */
-export async function saveAnswerWithChanges(
-  tx: Transaction<Database>,
-  engine: Engine,
-  claim: IdempotencyClaim,
-  answer: StoredAnswer,
-  now: number,
-  changes: ChangeLogTable[],
-): Promise<void> {
-  const [only] = changes;
-  if (!engine.insertsInWith || changes.length !== 1 || only === undefined) {
-    await insertChangeRows(tx, changes);
-    await saveAnswer(tx, claim, answer, now);
-    return;
+export async function storing<T>(store: () => Promise<T>): Promise<T> {
+  try {
+    return await store();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new StaleWrite();
+    throw err;
   }
-  const columns = Object.entries(only);
-  const params = {
-    ...saveParams(claim, answer, now),
-    ...Object.fromEntries(columns.map(([c, v]) => [`change_${c}`, v])),
-  };
-  await SAVE_WITH_CHANGE.execute(tx, params, columns.map(([c]) => c).join(','));
 }
 
 /**

@@ -5,10 +5,11 @@ import { StaleWrite } from '../../db/stale-write.ts';
 import type { Writer } from '../../db/write.ts';
 import { ApiError, TransientConflict } from '../../errors.ts';
 import type { Actor } from '../actor.model.ts';
-import { changeRow, insertChangeRows, type ChangeInput } from '../changes/change-log.repo.ts';
+import { changeRow, type ChangeInput } from '../changes/change-log.repo.ts';
 import { recordCustomerEvents } from '../webhooks/customer-event.service.ts';
 import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
-import { dropStoredAnswer, findStoredAnswer, isLive, saveAnswer, saveAnswerWithChanges } from './idempotency.repo.ts';
+import { claimKey, dropStoredAnswer, isLive, saveAnswer } from './idempotency.repo.ts';
+import { writeTail, type AnswerToStore } from './write-tail.repo.ts';
 
 /**
  * The one way a write happens (CONVENTIONS 5): one transaction holding the change, its
@@ -105,9 +106,7 @@ export class WritePipeline {
             if (stored) return { stored };
             const { value, changes } = await service(tx, actor, input);
             const answer = write.answer(value);
-            const rows = changes.map((change) => changeRow(actor, change));
-            await saveAnswerWithChanges(tx, this.engine, claim, answer, actor.clock(), rows);
-            await recordCustomerEvents(tx, actor, changes);
+            await this.finish(tx, actor, changes, { claim, answer, now: actor.clock() });
             return { answer };
           }),
         );
@@ -116,11 +115,13 @@ export class WritePipeline {
         if (!storable(err)) throw err;
         // The write rolled back; its refusal is stored on its own, under the same claim.
         const answer = write.refusal(err);
-        const stored = await this.store.write(async (tx) => {
-          const found = await this.claim(tx, claim, lock, actor.clock());
-          if (!found) await saveAnswer(tx, claim, answer, actor.clock());
-          return found;
-        });
+        const stored = await this.retrying(() =>
+          this.store.write(async (tx) => {
+            const found = await this.claim(tx, claim, lock, actor.clock());
+            if (!found) await saveAnswer(tx, claim, answer, actor.clock());
+            return found;
+          }),
+        );
         return stored ? replay(claim, stored) : { replayed: false, answer };
       }
     } finally {
@@ -135,8 +136,8 @@ export class WritePipeline {
     lock: string,
     now: number,
   ): Promise<IdempotencyKeyTable | undefined> {
-    if (!(await this.engine.tryTransactionLock(tx, lock))) throw new TransientConflict(STILL_RUNNING);
-    const stored = await findStoredAnswer(tx, claim);
+    const { held, stored } = await claimKey(tx, claim, lock);
+    if (!held) throw new TransientConflict(STILL_RUNNING);
     if (!stored || isLive(stored, now)) return stored;
     // Over 24 hours old: it no longer counts, and the new answer takes its place.
     await dropStoredAnswer(tx, claim);
@@ -145,12 +146,18 @@ export class WritePipeline {
 
   private async apply<I, T>(tx: Tx, actor: Actor, service: WriteService<I, T>, input: I): Promise<T> {
     const { value, changes } = await service(tx, actor, input);
-    await insertChangeRows(
-      tx,
-      changes.map((change) => changeRow(actor, change)),
-    );
-    await recordCustomerEvents(tx, actor, changes);
+    await this.finish(tx, actor, changes, null);
     return value;
+  }
+
+  /**
+   * Every write's last step: its change-log rows, a POST's stored answer, and the webhook
+   * events of its changes for the endpoints the same statement found (write-tail.repo.ts).
+   */
+  private async finish(tx: Tx, actor: Actor, changes: ChangeInput[], stored: AnswerToStore | null): Promise<void> {
+    const rows = changes.map((change) => changeRow(actor, change));
+    const endpoints = await writeTail(tx, this.engine, actor, rows, stored);
+    await recordCustomerEvents(tx, actor, changes, endpoints);
   }
 
   private async retrying<R>(attempt: () => Promise<R>): Promise<R> {

@@ -1,0 +1,22 @@
+import { createHash } from 'node:crypto';
+import { sql, type Expression, type RawBuilder } from 'kysely';
+import { jsonDialectOf } from './json-record.ts';
+import type { Queryable } from './schema.ts';
+
+/** The 64-bit key PostgreSQL's advisory locks take, from a lock's name (as decimal text). */
+export function lockKey(name: string): string {
+  return createHash('sha256').update(name).digest().readBigInt64BE(0).toString();
+}
+
+/**
+ * As SQL, evaluated inside a write transaction: true once the transaction holds the lock
+ * `key` (lockKey) until it ends, false at once when another transaction holds it, so a part
+ * of a larger statement. PostgreSQL: a transaction advisory lock, released by COMMIT or
+ * ROLLBACK, and by the server when a crashed process's connection drops. SQLite: always
+ * true, as a group's BEGIN IMMEDIATE already makes each write transaction the only one,
+ * across processes.
+ */
+export function tryTransactionLock(db: Queryable, key: Expression<string> | string): RawBuilder<boolean> {
+  if (jsonDialectOf(db) === 'sqlite') return sql<boolean>`1`;
+  return sql<boolean>`pg_try_advisory_xact_lock(cast(${key} as bigint))`;
+}

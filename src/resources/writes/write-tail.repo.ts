@@ -1,0 +1,76 @@
+import { sql } from 'kysely';
+import type { Engine } from '../../db/dialects/types.ts';
+import { PreparedQuery } from '../../db/prepared.ts';
+import type { ChangeLogTable, Tx, WebhookEndpointTable } from '../../db/schema.ts';
+import type { Scope } from '../actor.model.ts';
+import { insertChangeRows } from '../changes/change-log.repo.ts';
+import { enabledEndpoints } from '../webhooks/webhook-endpoint.repo.ts';
+import { answerRow, saveAnswer, saveParams, storing, type SaveParams } from './idempotency.repo.ts';
+import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
+
+/** A POST's answer, stored under its key with the write. */
+export interface AnswerToStore {
+  claim: IdempotencyClaim;
+  answer: StoredAnswer;
+  now: number;
+}
+
+type TailParams = Partial<SaveParams> & { workspaceId: string; mode: 'live' | 'test' } & Record<
+    `change_${string}`,
+    unknown
+  >;
+
+/**
+ * The write's one change-log row and, for a POST, its stored answer, in the WITH of the
+ * SELECT of the scope's enabled webhook endpoints: one statement (Engine.insertsInWith).
+ * Shape: the row's columns, then `|answer` when there is one.
+ */
+const TAIL = new PreparedQuery<TailParams, WebhookEndpointTable>((db, param, shape) => {
+  const [columns = '', answer] = shape.split('|');
+  const change = Object.fromEntries(columns.split(',').map((c) => [c, param(`change_${c}`)]));
+  const endpoints = (q: typeof db) =>
+    q
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('workspace_id', '=', param('workspaceId'))
+      .where('mode', '=', param('mode'))
+      .where('status', '=', sql.lit('enabled'));
+  const withChange = db.with('change', (w) => w.insertInto('change_log').values(change as never));
+  if (answer !== 'answer') return endpoints(withChange as unknown as typeof db);
+  const withAnswer = withChange.with('answer', (w) =>
+    w.insertInto('idempotency_keys').values(answerRow(param as never)),
+  );
+  return endpoints(withAnswer as unknown as typeof db);
+});
+
+/**
+ * A write's last rows, the same step for every write of the pipeline: its change-log rows
+ * and, for a POST, the answer stored for its Idempotency-Key. Answers the enabled webhook
+ * endpoints of the scope, which take the write's events (none when it changed nothing).
+ * Where the engine can and the write made one change, all of it is one statement, one
+ * round trip (Engine.insertsInWith); otherwise one statement each.
+ */
+export async function writeTail(
+  tx: Tx,
+  engine: Engine,
+  scope: Scope,
+  rows: readonly ChangeLogTable[],
+  stored: AnswerToStore | null,
+): Promise<WebhookEndpointTable[]> {
+  const [only] = rows;
+  if (engine.insertsInWith && rows.length === 1 && only !== undefined) {
+    const columns = Object.entries(only);
+    const params: TailParams = {
+      ...(stored ? saveParams(stored.claim, stored.answer, stored.now) : {}),
+      workspaceId: scope.workspaceId,
+      mode: scope.livemode ? 'live' : 'test',
+      ...Object.fromEntries(columns.map(([c, v]) => [`change_${c}`, v])),
+    };
+    const shape = `${columns.map(([c]) => c).join(',')}|${stored ? 'answer' : ''}`;
+    const run = () => TAIL.execute(tx, params, shape);
+    return stored ? storing(run) : run();
+  }
+  if (rows.length > 0) await insertChangeRows(tx, [...rows]);
+  if (stored) await saveAnswer(tx, stored.claim, stored.answer, stored.now);
+  return rows.length > 0 ? enabledEndpoints(tx, scope) : [];
+}
