@@ -119,6 +119,6 @@ export async function logImportedCustomers(
   // DECISIONS "Webhooks": an import's changes send events like any other writer's, per mode.
   for (const livemode of [false, true]) {
     const ofMode = changes.filter((_, i) => (imported[i]!.row.livemode === 1) === livemode);
-    await recordCustomerEvents(tx, { workspaceId: context.workspaceId, livemode }, ofMode);
+    await recordCustomerEvents(tx, engine, { workspaceId: context.workspaceId, livemode }, ofMode);
   }
 }

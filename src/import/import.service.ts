@@ -139,7 +139,7 @@ async function writeBatch(
       // Customers send theirs from the change log's rows (customer-log.ts), like every customer writer.
       if (table !== 'customers') {
         const object = OBJECT_NAMES.find((o) => RECORD_KINDS[o].table === table)!;
-        await recordImportEvents(tx, workspaceId, object, records, (id) => existing[table].has(id), clock());
+        await recordImportEvents(tx, engine, workspaceId, object, records, (id) => existing[table].has(id), clock());
       }
     }
   });

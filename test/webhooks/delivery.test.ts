@@ -193,6 +193,7 @@ describe.each(ENGINES)('webhook delivery on %s', (engine) => {
       t.storage.write(async (tx) => {
         await writeEvents(
           tx,
+          t.storage.engine,
           { workspaceId: t.workspaceId, livemode: false },
           [row],
           [{ type: 'customer.created', at: t.clock.now, object: { id: 'cus_x' } }],

@@ -4,6 +4,7 @@ import { readCustomerJson } from '../customers/customer-json.repo.ts';
 import type { Tx } from '../writes/write.pipeline.ts';
 import { customerEventType, earliestBefore, previousAttributes, removedMemberships } from './customer-event.model.ts';
 import { vocabularyNames } from './vocabulary.repo.ts';
+import type { Engine } from '../../db/dialects/types.ts';
 import type { WebhookEndpointTable } from '../../db/schema.ts';
 import { endpointsFor, takesAny, writeEvents, type NewEvent } from './webhook-event.service.ts';
 
@@ -19,6 +20,7 @@ const CUSTOMER_TYPES = ['customer.created', 'customer.updated', 'customer.delete
  */
 export async function recordCustomerEvents(
   tx: Tx,
+  engine: Engine,
   scope: Scope,
   changes: readonly ChangeInput[],
   enabled?: readonly WebhookEndpointTable[],
@@ -58,5 +60,5 @@ export async function recordCustomerEvents(
     const names = await vocabularyNames(tx, scope.workspaceId, removed);
     events.push({ type, at, object, previous: previousAttributes(object, before, names) });
   }
-  await writeEvents(tx, scope, endpoints, events);
+  await writeEvents(tx, engine, scope, endpoints, events);
 }

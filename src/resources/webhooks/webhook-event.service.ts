@@ -3,7 +3,8 @@ import { newId } from '../../lib/ids.ts';
 import { toInstant } from '../../lib/time.ts';
 import type { Scope } from '../actor.model.ts';
 import type { Tx } from '../writes/write.pipeline.ts';
-import { insertDeliveries, insertEvent } from './webhook-delivery.repo.ts';
+import type { Engine } from '../../db/dialects/types.ts';
+import { insertOutbox } from './webhook-outbox.repo.ts';
 import { enabledEndpoints } from './webhook-endpoint.repo.ts';
 import { subscribes } from './webhook.model.ts';
 
@@ -33,6 +34,7 @@ export function eventPayload(id: string, livemode: boolean, event: NewEvent): Re
 /** Writes the events the endpoints take, with their deliveries, due at once. */
 export async function writeEvents(
   tx: Tx,
+  engine: Engine,
   scope: Scope,
   endpoints: readonly WebhookEndpointTable[],
   events: readonly NewEvent[],
@@ -41,16 +43,18 @@ export async function writeEvents(
     const takers = endpoints.filter((e) => subscribes(JSON.parse(e.events) as string[], event.type));
     if (takers.length === 0) continue;
     const id = newId('webhook_event');
-    await insertEvent(tx, {
+    const row = {
       id,
       workspace_id: scope.workspaceId,
       livemode: scope.livemode ? 1 : 0,
       type: event.type,
       payload: JSON.stringify(eventPayload(id, scope.livemode, event)),
       created_at: event.at,
-    });
-    await insertDeliveries(
+    };
+    await insertOutbox(
       tx,
+      engine,
+      row,
       takers.map((endpoint) => ({
         id: newId('webhook_delivery'),
         workspace_id: scope.workspaceId,
@@ -82,8 +86,8 @@ export function takesAny(endpoint: WebhookEndpointTable, types: readonly string[
 }
 
 /** One call for a writer that has its events at hand (the import's read-only records). */
-export async function recordEvents(tx: Tx, scope: Scope, events: readonly NewEvent[]): Promise<void> {
+export async function recordEvents(tx: Tx, engine: Engine, scope: Scope, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 0) return;
   const endpoints = await endpointsFor(tx, scope, [...new Set(events.map((e) => e.type))]);
-  if (endpoints.length > 0) await writeEvents(tx, scope, endpoints, events);
+  if (endpoints.length > 0) await writeEvents(tx, engine, scope, endpoints, events);
 }

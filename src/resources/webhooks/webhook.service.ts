@@ -1,3 +1,4 @@
+import type { Engine } from '../../db/dialects/types.ts';
 import { lookup } from 'node:dns/promises';
 import type { Db, Tx } from '../../db/schema.ts';
 import type { Writer } from '../../db/write.ts';
@@ -259,7 +260,7 @@ export async function resendDelivery(
 
 /** "Send test event": a `webhook.test` event to this endpoint alone. */
 export async function sendTestEvent(
-  store: Writer,
+  store: Writer & { readonly engine: Engine },
   clock: Clock,
   workspaceId: string | null,
   id: string,
@@ -270,6 +271,7 @@ export async function sendTestEvent(
   await store.write((tx) =>
     writeEvents(
       tx,
+      store.engine,
       { workspaceId: row.workspace_id, livemode: row.mode === 'live' },
       [row],
       [{ type: 'webhook.test', at, object: { id: row.id, object: 'webhook_endpoint', url: row.url } }],

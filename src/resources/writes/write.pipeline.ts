@@ -157,7 +157,7 @@ export class WritePipeline {
   private async finish(tx: Tx, actor: Actor, changes: ChangeInput[], stored: AnswerToStore | null): Promise<void> {
     const rows = changes.map((change) => changeRow(actor, change));
     const endpoints = await writeTail(tx, this.engine, actor, rows, stored);
-    await recordCustomerEvents(tx, actor, changes, endpoints);
+    await recordCustomerEvents(tx, this.engine, actor, changes, endpoints);
   }
 
   private async retrying<R>(attempt: () => Promise<R>): Promise<R> {
