@@ -8,6 +8,11 @@ export function lockKey(name: string): string {
   return createHash('sha256').update(name).digest().readBigInt64BE(0).toString();
 }
 
+/** Whether every transaction lock is free to take (SQLite, see below): a writer may skip taking it. */
+export function locksAreFree(db: Queryable): boolean {
+  return jsonDialectOf(db) === 'sqlite';
+}
+
 /**
  * As SQL, evaluated inside a write transaction: true once the transaction holds the lock
  * `key` (lockKey) until it ends, false at once when another transaction holds it, so a part
@@ -17,6 +22,6 @@ export function lockKey(name: string): string {
  * across processes.
  */
 export function tryTransactionLock(db: Queryable, key: Expression<string> | string): RawBuilder<boolean> {
-  if (jsonDialectOf(db) === 'sqlite') return sql<boolean>`1`;
+  if (locksAreFree(db)) return sql<boolean>`1`;
   return sql<boolean>`pg_try_advisory_xact_lock(cast(${key} as bigint))`;
 }

@@ -1,4 +1,5 @@
-import type { Insertable, Updateable } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
+import { PreparedQuery } from '../../db/prepared.ts';
 import type { Queryable, Tx, WebhookEndpointTable } from '../../db/schema.ts';
 import type { Scope } from '../actor.model.ts';
 
@@ -40,14 +41,19 @@ export async function findEndpoint(
 
 /** The enabled endpoints of a workspace's mode: where its events go. */
 export async function enabledEndpoints(db: Queryable, scope: Scope): Promise<WebhookEndpointTable[]> {
-  return db
+  return ENABLED.execute(db, { workspaceId: scope.workspaceId, mode: scope.livemode ? 'live' : 'test' });
+}
+
+// Every write of a customer asks it (where the engine cannot fold it into the write's last
+// statement, write-tail.repo.ts): compiled once (db/prepared.ts).
+const ENABLED = new PreparedQuery<{ workspaceId: string; mode: 'live' | 'test' }, WebhookEndpointTable>((db, param) =>
+  db
     .selectFrom('webhook_endpoints')
     .selectAll()
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('mode', '=', scope.livemode ? 'live' : 'test')
-    .where('status', '=', 'enabled')
-    .execute();
-}
+    .where('workspace_id', '=', param('workspaceId'))
+    .where('mode', '=', param('mode'))
+    .where('status', '=', sql.lit('enabled')),
+);
 
 export async function updateEndpoint(
   tx: Queryable,
