@@ -263,6 +263,33 @@ describe.each(ENGINES)('console keys on %s', (engine) => {
     expect((await get(t, key, customer.id)).json()).toMatchObject({ last_name: 'King', company: null });
   });
 
+  it('the undo preview pages the key’s changes newest first, each page planned from the customers’ own logs', async () => {
+    const key = await t.makeKey({ name: 'Bulk', mode: 'live', access: 'read_write' });
+    const made: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      t.clock.now += 1;
+      made.push((await createCustomer(t, key, { first_name: `P${i}`, last_name: 'Page' })).id);
+    }
+    for (const id of made) {
+      t.clock.now += 1;
+      expect((await patch(t, key, id, { company: `C-${id.slice(-4)}` }, { 'if-match': '*' })).statusCode).toBe(200);
+    }
+    const first = textOf((await owner.get(`/console/keys/${key.id}/undo`)).body);
+    expect(first).toContain('50 change(s) not yet undone. Page 1 of 3: its 20 change(s) would revert 20 and skip 0');
+    // The newest change first: the last customer's update; the first customers are on later pages.
+    expect(first.indexOf(made[24]!)).toBeLessThan(first.indexOf(made[23]!));
+    expect(first).not.toContain(made[0]);
+    expect(first).toMatch(/Older changes/);
+    const last = textOf((await owner.get(`/console/keys/${key.id}/undo?page=3`)).body);
+    expect(last).toContain('Page 3 of 3: its 10 change(s) would revert 10');
+    expect(last).toContain(made[0]);
+    expect(last).toMatch(/customer\.create deleted_at null null \d+/);
+    expect(last).not.toMatch(/customer\.update/);
+    expect(last).toMatch(/Newer changes/);
+    // Past the last page shows the last page.
+    expect(textOf((await owner.get(`/console/keys/${key.id}/undo?page=99`)).body)).toContain('Page 3 of 3');
+  });
+
   it("the limits show today's use as the API counts it", async () => {
     const key = await t.makeKey({ name: 'Counted', mode: 'test', access: 'read', limits: { requests_per_day: 900 } });
     for (let i = 0; i < 3; i++) await t.call(key, { method: 'GET', url: '/key' });

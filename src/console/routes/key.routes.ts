@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.ts';
 import { keyHistory } from '../../resources/changes/key-history.service.ts';
+import { previewUndoPage } from '../../resources/changes/undo-preview.service.ts';
 import { undoKeyChangesInDetail } from '../../resources/changes/undo.service.ts';
 import { personActor } from '../../resources/actor.model.ts';
 import { getCustomer } from '../../resources/customers/customer-read.service.ts';
@@ -98,12 +99,8 @@ export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }
   app.get<KeyParams>('/keys/:id/undo', { preHandler: managesKeys }, async (request, reply) => {
     const staff = request.staff!;
     const key = await getWorkspaceKey(db, staff.workspaceId, request.params.id);
-    const report = await undoKeyChangesInDetail(storage, key.id, {
-      by: { kind: 'staff', id: staff.staffId },
-      clock,
-      dryRun: true,
-    });
-    return render(reply, 200, undoPreviewPage(pageContext(request, reply), key, report));
+    const preview = await previewUndoPage(db, key, { kind: 'staff', id: staff.staffId }, clock, pageNumber(request));
+    return render(reply, 200, undoPreviewPage(pageContext(request, reply), key, preview));
   });
 
   app.post<KeyParams>('/keys/:id/undo', { preHandler: managesKeys }, async (request, reply) => {

@@ -1,4 +1,5 @@
 import { describeSkip } from '../../resources/changes/skip-reasons.ts';
+import type { UndoPreviewPage } from '../../resources/changes/undo-preview.service.ts';
 import type { DetailedUndoReport } from '../../resources/changes/undo.service.ts';
 import type { KeyRecord } from '../../resources/keys/key.repo.ts';
 import { html } from '../html.ts';
@@ -9,7 +10,7 @@ function shown(value: unknown) {
   return html`<code>${value === undefined ? '—' : JSON.stringify(value)}</code>`;
 }
 
-function tables(key: KeyRecord, report: DetailedUndoReport, verb: string) {
+function tables(key: KeyRecord, report: Pick<DetailedUndoReport, 'reverts' | 'skipped'>, verb: string) {
   return html`<h2>${verb} (${report.reverts.length})</h2>
     ${
       report.reverts.length === 0
@@ -41,18 +42,37 @@ function tables(key: KeyRecord, report: DetailedUndoReport, verb: string) {
     }`;
 }
 
-export function undoPreviewPage(ctx: PageContext, key: KeyRecord, report: DetailedUndoReport) {
-  const nothing = report.reverts.length === 0 && report.skipped.length === 0;
+function previewPager(key: KeyRecord, preview: UndoPreviewPage) {
+  if (preview.pages <= 1) return null;
+  const at = (n: number) => `/console/keys/${key.id}/undo?page=${n}`;
+  return html`<nav class="pager" aria-label="Undo preview pages">
+      ${preview.page > 1 && html`<a href="${at(preview.page - 1)}">Newer changes</a>`}
+      <span>Page ${preview.page} of ${preview.pages}</span>
+      ${preview.page < preview.pages && html`<a href="${at(preview.page + 1)}">Older changes</a>`}
+    </nav>`;
+}
+
+export function undoPreviewPage(ctx: PageContext, key: KeyRecord, preview: UndoPreviewPage) {
+  const nothing = preview.total === 0;
+  const count = preview.total.toLocaleString('en-US');
   return page(
     ctx,
     `Undo the changes of “${key.name}”`,
-    html`<p>The preview below is what an undo would do now, newest change first. An undo never reverts an edit
-      made after the key's change; those are skipped, with the reason.</p>
-    ${nothing ? html`<p>This key has no changes left to undo.</p>` : tables(key, report, 'Would revert')}
+    html`<p>The preview below is what an undo would do now, newest change first, a page at a time. An undo never
+      reverts an edit made after the key's change; those are skipped, with the reason.</p>
+    ${
+      nothing
+        ? html`<p>This key has no changes left to undo.</p>`
+        : html`<p id="undo-totals">${count} change(s) not yet undone. Page ${preview.page} of ${preview.pages}: its
+          ${preview.changes} change(s) would revert ${preview.reverts.length} and skip ${preview.skipped.length} (a field or a customer each).</p>
+        ${tables(key, preview, 'Would revert')}
+        ${previewPager(key, preview)}`
+    }
     ${
       !nothing &&
       html`<form method="post" action="/console/keys/${key.id}/undo">
         ${csrfField(ctx)}
+        <p>Confirming undoes all ${count} change(s), every page, not only this one.</p>
         <p class="actions"><button type="submit">Confirm undo</button> <a href="/console/keys/${key.id}">Cancel</a></p>
       </form>`
     }

@@ -235,3 +235,37 @@ export async function keyLogPage(
     .executeTakeFirstOrThrow();
   return { changes: rows.map(toChange), total: Number(count.n) };
 }
+
+/**
+ * One page of a key's changes not yet undone, newest first (the undo preview): read from the
+ * key's (key_id, undone_at, at) index, so a page does not sort the key's whole log.
+ */
+export async function pendingPage(
+  db: Queryable,
+  keyId: string,
+  page: { offset: number; limit: number },
+): Promise<Change[]> {
+  const rows = await db
+    .selectFrom('change_log')
+    .selectAll()
+    .where('key_id', '=', keyId)
+    .where('undone_at', 'is', null)
+    .orderBy('at', 'desc')
+    .orderBy('customer_version', 'desc')
+    .orderBy('id', 'desc')
+    .offset(page.offset)
+    .limit(page.limit)
+    .execute();
+  return rows.map(toChange);
+}
+
+/** How many of a key's changes are not yet undone, made at or before `until` when given. */
+export async function countPending(db: Queryable, keyId: string, until?: number): Promise<number> {
+  let query = db
+    .selectFrom('change_log')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('key_id', '=', keyId)
+    .where('undone_at', 'is', null);
+  if (until !== undefined) query = query.where('at', '<=', until);
+  return Number((await query.executeTakeFirstOrThrow()).n);
+}

@@ -65,13 +65,13 @@ export interface UndoOptions {
   audit?: AuditActor;
 }
 
-interface UndoTarget {
+export interface UndoTarget {
   keyId: string;
   customerId: string;
 }
 
 /** Plans one customer's undo; `hold` reads the customer for writing (the real run). */
-async function planFor(
+export async function planFor(
   db: Queryable,
   actor: Actor,
   target: UndoTarget,
@@ -205,19 +205,23 @@ async function undoEach(
     if (!plan) continue;
     report.reverted += [...plan.outcomes.values()].filter((o) => o !== 'skipped').length;
     report.skipped.push(...plan.skipped);
-    for (const op of plan.ops)
-      report.reverts.push({
-        change: op.change.id,
-        action: op.change.action,
-        customer: customerId,
-        fields: Object.keys(op.after),
-        values: Object.keys(op.after).map((field) => ({
-          field,
-          wrote: op.change.after?.[field] ?? null,
-          now: op.before[field] ?? null,
-          back: op.after[field] ?? null,
-        })),
-      });
+    report.reverts.push(...revertLines(plan, customerId));
   }
   return report;
+}
+
+/** A plan's reverts as the console shows them: per field, what the key wrote, what is there, what goes back. */
+export function revertLines(plan: UndoPlan, customerId: string): RevertLine[] {
+  return plan.ops.map((op) => ({
+    change: op.change.id,
+    action: op.change.action,
+    customer: customerId,
+    fields: Object.keys(op.after),
+    values: Object.keys(op.after).map((field) => ({
+      field,
+      wrote: op.change.after?.[field] ?? null,
+      now: op.before[field] ?? null,
+      back: op.after[field] ?? null,
+    })),
+  }));
 }
