@@ -150,4 +150,48 @@ describe('a key’s page in Chromium', { timeout: 90_000 }, () => {
     await checkPage(page, 'usage-03-customer-now');
     expect(cspErrors).toEqual([]);
   });
+
+  /** Tabs through the page until `name` has the focus, as a keyboard user would reach it. */
+  async function tabTo(name: string): Promise<void> {
+    for (let i = 0; i < 80; i++) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
+      if (focused === name) return;
+    }
+    throw new Error(`the keyboard never reached “${name}”`);
+  }
+
+  it('confirming the undo answers at once; the key’s page shows the job’s progress, then what it did', async () => {
+    await page.goto(`${server.url}/console/keys/${writerKey}/undo`);
+    await tabTo('Confirm undo');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${server.url}/console/keys/${writerKey}#undo`);
+    const section = page.locator('main');
+    const status = page.getByRole('status').filter({ hasText: /Undo (queued|running|finished)/ });
+    await status.waitFor();
+    if (/Undo (queued|running)/.test(await status.innerText())) {
+      await page.getByRole('progressbar', { name: 'Undo progress' }).waitFor();
+      await checkPage(page, 'usage-04-undo-in-progress');
+    }
+    // The worker in the server process runs it; "Refresh progress" is how the page is looked at again.
+    for (let i = 0; i < 40 && !/Undo finished/.test(await status.innerText()); i++) {
+      await page.waitForTimeout(250);
+      await tabTo('Refresh progress');
+      await page.keyboard.press('Enter');
+      await page.waitForLoadState();
+    }
+    expect(await status.innerText(), server.output().slice(-3000)).toMatch(
+      /Undo finished at .*: 2 of 2 change\(s\) looked at: 2 reverted, 0 left as they were\..*Asked for by owner@example\.com/s,
+    );
+    expect(await section.innerText()).toMatch(/Skipped \(0\)/);
+    await checkPage(page, 'usage-05-undo-finished');
+    // The key created the customer: undone, it is gone from the API.
+    const gone = await api(writerSecret, `/customers/${customerId}`);
+    expect(gone.status).toBe(404);
+    // Nothing is left to undo, and the page's "Undo this key's changes" is reached by keyboard.
+    await tabTo("Undo this key's changes");
+    await page.keyboard.press('Enter');
+    await page.getByText('This key has no changes left to undo.').waitFor();
+    expect(cspErrors).toEqual([]);
+  });
 });

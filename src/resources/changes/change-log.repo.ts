@@ -141,17 +141,46 @@ export async function customersChangedBy(db: Queryable, keyId: string): Promise<
   return rows.map((r) => r.object_id);
 }
 
-/** A key's changes to one customer not yet undone, newest first. */
-export async function pendingChanges(db: Queryable, keyId: string, customerId: string): Promise<Change[]> {
-  const rows = await db
+/** A key's changes to one customer not yet undone (made at or before `until` when given), newest first. */
+export async function pendingChanges(
+  db: Queryable,
+  keyId: string,
+  customerId: string,
+  until?: number,
+): Promise<Change[]> {
+  let query = db
     .selectFrom('change_log')
     .selectAll()
     .where('key_id', '=', keyId)
     .where('object_id', '=', customerId)
-    .where('undone_at', 'is', null)
-    .orderBy('customer_version', 'desc')
-    .execute();
+    .where('undone_at', 'is', null);
+  if (until !== undefined) query = query.where('at', '<=', until);
+  const rows = await query.orderBy('customer_version', 'desc').execute();
   return rows.map(toChange);
+}
+
+/**
+ * The customers of a key's newest `limit` changes not yet undone and made at or before
+ * `until`, most recently changed first: an undo job's next batch. Once a batch has undone
+ * them, their changes are marked, so the next call starts where it stopped.
+ */
+export async function nextCustomersToUndo(
+  db: Queryable,
+  keyId: string,
+  until: number,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('change_log')
+    .select('object_id')
+    .where('key_id', '=', keyId)
+    .where('undone_at', 'is', null)
+    .where('at', '<=', until)
+    .orderBy('at', 'desc')
+    .orderBy('customer_version', 'desc')
+    .limit(limit)
+    .execute();
+  return [...new Set(rows.map((r) => r.object_id))];
 }
 
 /** Change id -> the key that made it (null: not a key), for the ids given. */

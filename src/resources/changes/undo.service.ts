@@ -68,6 +68,8 @@ export interface UndoOptions {
 export interface UndoTarget {
   keyId: string;
   customerId: string;
+  /** Only the key's changes made at or before this instant (an undo job's); later ones stay, as kept changes. */
+  until?: number;
 }
 
 /** Plans one customer's undo; `hold` reads the customer for writing (the real run). */
@@ -78,7 +80,7 @@ export async function planFor(
   hold: Tx | null,
 ): Promise<{ row: CustomerTable; plan: UndoPlan } | null> {
   const { keyId, customerId } = target;
-  const pending = await pendingChanges(db, keyId, customerId);
+  const pending = await pendingChanges(db, keyId, customerId, target.until);
   const row = hold
     ? await lockCustomer(hold, actor, customerId, { deleted: true })
     : await findCustomerRow(db, actor, customerId);
@@ -98,7 +100,7 @@ export async function planFor(
 }
 
 /** The write service: one customer's undo, applied, as a write of the pipeline. */
-async function undoCustomer(tx: Tx, actor: Actor, target: UndoTarget): Promise<Written<UndoPlan | null>> {
+export async function undoCustomer(tx: Tx, actor: Actor, target: UndoTarget): Promise<Written<UndoPlan | null>> {
   const planned = await planFor(tx, actor, target, tx);
   if (!planned) return { value: null, changes: [] };
   const { plan } = planned;
@@ -146,8 +148,8 @@ export async function undoKeyChanges(
   return { reverted, skipped };
 }
 
-/** The same undo, also listing each change reverted (the console's preview and result name them). */
-export async function undoKeyChangesInDetail(
+/** The same undo, also listing each change reverted (the report's `reverts`). */
+async function undoKeyChangesInDetail(
   storage: Writer & { readonly engine: Engine },
   keyId: string,
   options: UndoOptions,
