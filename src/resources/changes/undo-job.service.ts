@@ -122,7 +122,7 @@ export async function undoBatch(tx: Tx, actor: Actor, batch: UndoBatch): Promise
       continue;
     }
     // No customer row to plan on (never expected: customers are deleted by a mark, not
-    // removed): its changes are marked skipped, so the job cannot meet them again forever.
+    // removed): its changes are marked skipped, so no later batch meets them again.
     for (const change of await pendingChanges(tx, batch.keyId, customerId, batch.until)) {
       await markUndone(tx, change.id, now, 'skipped');
       counts.skipped++;
