@@ -10,6 +10,7 @@ import { migrations } from './db/migrations/index.ts';
 import { demoBanner, type DemoOutcome, listeningUrl, prepareDemo } from './demo.ts';
 import { HourlyActivityCheck } from './jobs/activity-schedule.ts';
 import { RetentionJobs } from './jobs/retention.ts';
+import { UndoJobWorker } from './jobs/undo-jobs.ts';
 import { WebhookDeliveryWorker } from './jobs/webhook-delivery.ts';
 import { systemClock } from './lib/time.ts';
 
@@ -141,6 +142,9 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
     onOutcome: (outcome) => deliveries.inc({ outcome }),
   });
   webhooks.start();
+  // The console's undos: every process runs them; a claim keeps each job to one process.
+  const undos = new UndoJobWorker({ store: storage, clock: systemClock, log: app.log });
+  undos.start();
   // Planner statistics drift as tables grow; SQLite in particular then picks wrong indexes.
   const statistics = setInterval(() => {
     storage.engine.refreshStatistics(storage.db).catch((err) => app.log.warn({ err }, 'refreshing statistics failed'));
@@ -162,7 +166,7 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
     }
     app.log.info({ signal }, 'closing: finishing in-flight requests');
     clearInterval(statistics);
-    await Promise.all([activityCheck.stop(), retention.stop(), webhooks.stop(), app.close()]);
+    await Promise.all([activityCheck.stop(), retention.stop(), webhooks.stop(), undos.stop(), app.close()]);
     await storage.close();
     process.exit(0);
   };

@@ -95,9 +95,12 @@ export function queryText(request: FastifyRequest, name: string, max = 320): str
   return typeof v === 'string' ? v.slice(0, max) : '';
 }
 
-/** `?page=` as a page number; anything else is the first page. */
-export function pageNumber(request: FastifyRequest): number {
-  const raw = (request.query as Record<string, unknown> | undefined)?.page;
+/** `?page=` (or another parameter) as a page number; anything else is the first page. */
+export function pageNumber(request: FastifyRequest, name = 'page'): number {
+  const raw = (request.query as Record<string, unknown> | undefined)?.[name];
   const n = typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : 1;
   return Math.max(1, n);
 }
+
+/** The page of an undo job's skipped list on the key's page (`?skips=N`). */
+export const skipsPage = (request: FastifyRequest): number => pageNumber(request, 'skips');

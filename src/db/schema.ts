@@ -347,6 +347,44 @@ export interface WebhookDeliveryTable {
   updated_at: number;
 }
 
+/** An undo of a key's changes asked for in the console, and its progress (015-undo-jobs). */
+export interface UndoJobTable {
+  id: string;
+  workspace_id: string;
+  key_id: string;
+  requested_by_kind: 'staff' | 'operator';
+  requested_by: string;
+  /** JSON: the AuditActor who asked. */
+  audit_actor: string;
+  status: 'queued' | 'running' | 'done' | 'failed';
+  total: number;
+  /** It undoes the key's changes made at or before this instant. */
+  until: number;
+  reverted: number;
+  skipped: number;
+  skip_rows: number;
+  error: string | null;
+  /** The token of the process running it, and until when that claim holds. */
+  claim: string | null;
+  claimed_until: number | null;
+  created_at: number;
+  started_at: number | null;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+/** A change (or one field of it) an undo job left as it was, and why. */
+export interface UndoJobSkipTable {
+  job_id: string;
+  seq: number;
+  change_id: string;
+  action: string;
+  customer_id: string;
+  field: string | null;
+  reason: string;
+  by: string | null;
+}
+
 export interface MetaTable {
   name: string;
   value: string;
@@ -385,6 +423,8 @@ export interface Database {
   webhook_endpoints: WebhookEndpointTable;
   webhook_events: WebhookEventTable;
   webhook_deliveries: WebhookDeliveryTable;
+  undo_jobs: UndoJobTable;
+  undo_job_skips: UndoJobSkipTable;
 }
 
 export type Db = Kysely<Database>;

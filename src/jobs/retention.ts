@@ -3,6 +3,7 @@ import type { Writer } from '../db/write.ts';
 import { DAY_MS, type Clock } from '../lib/time.ts';
 import { deleteAuditBefore } from '../resources/audit/audit.repo.ts';
 import { deleteChangesBefore } from '../resources/changes/change-log.repo.ts';
+import { deleteUndoJobsBefore, deleteUndoSkipsBefore } from '../resources/changes/undo-job.repo.ts';
 import { IDEMPOTENCY_TTL_MS } from '../resources/writes/idempotency.model.ts';
 import { deleteAnswersBefore } from '../resources/writes/idempotency.repo.ts';
 import { deleteInBatches } from './batches.ts';
@@ -31,9 +32,18 @@ export async function purgeAuditLog(store: Writer, clock: Clock): Promise<number
   return deleteInBatches((limit) => store.write((tx) => deleteAuditBefore(tx, before, limit)));
 }
 
-/** The daily purge: both year-long logs, under one job lock. */
+/** The console's undo jobs that ended over a year ago, with what they skipped (as long as the changes they undid). */
+export async function purgeUndoJobs(store: Writer, clock: Clock): Promise<number> {
+  const before = clock() - CHANGE_LOG_RETENTION_MS;
+  const skips = await deleteInBatches((limit) => store.write((tx) => deleteUndoSkipsBefore(tx, before, limit)));
+  return skips + (await deleteInBatches((limit) => store.write((tx) => deleteUndoJobsBefore(tx, before, limit))));
+}
+
+/** The daily purge: the year-long logs (and the undo jobs), under one job lock. */
 export async function purgeYearOldLogs(store: Writer, clock: Clock): Promise<number> {
-  return (await purgeChangeLog(store, clock)) + (await purgeAuditLog(store, clock));
+  return (
+    (await purgeChangeLog(store, clock)) + (await purgeAuditLog(store, clock)) + (await purgeUndoJobs(store, clock))
+  );
 }
 
 export interface RetentionDeps {

@@ -24,6 +24,7 @@ export const ID_PREFIX = {
   webhook: 'wh',
   webhook_event: 'whe',
   webhook_delivery: 'whd',
+  undo_job: 'udj',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UndoJobWorker } from '../../src/jobs/undo-jobs.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { addStaff } from '../../src/resources/workspaces/workspace.service.ts';
 import { makeTestApp, type TestApp, type TestKey } from '../helpers/app.ts';
@@ -26,6 +27,9 @@ describe.each(ENGINES)('console keys on %s', (engine) => {
     await owner.signIn('owner@example.com', 'right password');
   });
   afterAll(async () => t?.close());
+
+  /** What a server process's undo worker does: run the queued undos to their end. */
+  const runUndoJobs = () => new UndoJobWorker({ store: t.storage, clock: t.clock.fn }).drain();
 
   const keyCount = async () =>
     Number(
@@ -216,8 +220,16 @@ describe.each(ENGINES)('console keys on %s', (engine) => {
 
     t.clock.now += 1000;
     const undone = await owner.post(`/console/keys/${key.id}/undo`, {});
-    expect(undone.statusCode).toBe(200);
-    expect(textOf(undone.body)).toMatch(/Reverted 2 change\(s\); skipped 0/);
+    // Answered at once: the undo is a job, its progress on the key's page.
+    expect(undone.statusCode).toBe(303);
+    expect(undone.headers.location).toBe(`/console/keys/${key.id}#undo`);
+    expect(textOf((await owner.get(`/console/keys/${key.id}`)).body)).toMatch(
+      /Undo queued: waiting for a server process to take it up\. Asked for by owner@example\.com/,
+    );
+    await runUndoJobs();
+    const result = textOf((await owner.get(`/console/keys/${key.id}`)).body);
+    expect(result).toMatch(/Undo finished at .*: 2 of 2 change\(s\) looked at: 2 reverted, 0 left as they were\./);
+    expect(result).toMatch(/Skipped \(0\) Nothing\./);
     expect((await get(t, key, customer.id)).statusCode).toBe(404); // the key created it: undone, it is deleted
     const after = textOf((await owner.get(`/console/keys/${key.id}`)).body);
     expect(after).toMatch(/4 change\(s\)/);
@@ -260,7 +272,79 @@ describe.each(ENGINES)('console keys on %s', (engine) => {
       new RegExp(`${customer.id} chg_\\w+ customer.update last_name changed later by someone else`),
     );
     await owner.post(`/console/keys/${key.id}/undo`, {});
+    await runUndoJobs();
     expect((await get(t, key, customer.id)).json()).toMatchObject({ last_name: 'King', company: null });
+    const result = textOf((await owner.get(`/console/keys/${key.id}`)).body);
+    expect(result).toMatch(/1 of 1 change\(s\) looked at: 1 reverted, 0 left as they were/);
+    expect(result).toMatch(
+      new RegExp(`Skipped \\(1\\) .*${customer.id} chg_\\w+ customer.update last_name changed later by someone else`),
+    );
+  });
+
+  it('the undo preview pages the key’s changes newest first, each page planned from the customers’ own logs', async () => {
+    const key = await t.makeKey({ name: 'Bulk', mode: 'live', access: 'read_write' });
+    const made: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      t.clock.now += 1;
+      made.push((await createCustomer(t, key, { first_name: `P${i}`, last_name: 'Page' })).id);
+    }
+    for (const id of made) {
+      t.clock.now += 1;
+      expect((await patch(t, key, id, { company: `C-${id.slice(-4)}` }, { 'if-match': '*' })).statusCode).toBe(200);
+    }
+    const first = textOf((await owner.get(`/console/keys/${key.id}/undo`)).body);
+    expect(first).toContain('50 change(s) not yet undone. Page 1 of 3: its 20 change(s) would revert 20 and skip 0');
+    // The newest change first: the last customer's update; the first customers are on later pages.
+    expect(first.indexOf(made[24]!)).toBeLessThan(first.indexOf(made[23]!));
+    expect(first).not.toContain(made[0]);
+    expect(first).toMatch(/Older changes/);
+    const last = textOf((await owner.get(`/console/keys/${key.id}/undo?page=3`)).body);
+    expect(last).toContain('Page 3 of 3: its 10 change(s) would revert 10');
+    expect(last).toContain(made[0]);
+    expect(last).toMatch(/customer\.create deleted_at null null \d+/);
+    expect(last).not.toMatch(/customer\.update/);
+    expect(last).toMatch(/Newer changes/);
+    // Past the last page shows the last page.
+    expect(textOf((await owner.get(`/console/keys/${key.id}/undo?page=99`)).body)).toContain('Page 3 of 3');
+  });
+
+  it('an undo runs as a job: the key’s page shows its progress mid-way, and a second undo is refused meanwhile', async () => {
+    const key = await t.makeKey({ name: 'Batched', mode: 'live', access: 'read_write' });
+    for (let i = 0; i < 3; i++) {
+      t.clock.now += 1;
+      await createCustomer(t, key, { first_name: `B${i}`, last_name: 'Batch' });
+    }
+    await owner.get(`/console/keys/${key.id}/undo`);
+    expect((await owner.post(`/console/keys/${key.id}/undo`, {})).statusCode).toBe(303);
+    const again = await owner.post(`/console/keys/${key.id}/undo`, {});
+    expect(again.statusCode).toBe(409);
+    expect(textOf(again.body)).toContain("An undo of this key's changes is already running");
+    const preview = await owner.get(`/console/keys/${key.id}/undo`);
+    expect(textOf(preview.body)).toContain("An undo of this key's changes is running. See its progress");
+    expect(preview.body).not.toContain('>Confirm undo</button>');
+
+    const seen: string[] = [];
+    await new UndoJobWorker({
+      store: t.storage,
+      clock: t.clock.fn,
+      batch: 1,
+      afterBatch: async () => {
+        seen.push(textOf((await owner.get(`/console/keys/${key.id}`)).body));
+      },
+    }).drain();
+    expect(seen).toHaveLength(3);
+    expect(seen[0]).toMatch(/Undo running: 1 of 3 change\(s\) looked at: 1 reverted, 0 left as they were\./);
+    expect(seen[0]).toContain('Refresh progress');
+    expect(seen[1]).toMatch(/Undo running: 2 of 3/);
+    const done = textOf((await owner.get(`/console/keys/${key.id}`)).body);
+    expect(done).toMatch(/Undo finished at .*: 3 of 3 change\(s\) looked at: 3 reverted/);
+    expect(done).not.toContain('Refresh progress');
+    // Once it has ended, the next undo may start (and finds nothing left).
+    t.clock.now += 1000;
+    await owner.get(`/console/keys/${key.id}/undo`);
+    expect((await owner.post(`/console/keys/${key.id}/undo`, {})).statusCode).toBe(303);
+    await runUndoJobs();
+    expect(textOf((await owner.get(`/console/keys/${key.id}`)).body)).toMatch(/0 of 0 change\(s\) looked at/);
   });
 
   it("the limits show today's use as the API counts it", async () => {

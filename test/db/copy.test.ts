@@ -103,6 +103,44 @@ async function fillTheRest(t: TestApp): Promise<void> {
       accepted_at: null,
     })
     .execute();
+  const job = newId('undo_job');
+  await db
+    .insertInto('undo_jobs')
+    .values({
+      id: job,
+      workspace_id: t.workspaceId,
+      key_id: t.keys.live.id,
+      requested_by_kind: 'staff',
+      requested_by: staff.id,
+      audit_actor: '{"kind":"staff","staffId":"stf_x","email":"a@example.com","address":null}',
+      status: 'done',
+      total: 1,
+      until: now,
+      reverted: 0,
+      skipped: 1,
+      skip_rows: 1,
+      error: null,
+      claim: null,
+      claimed_until: null,
+      created_at: now,
+      started_at: now,
+      updated_at: now,
+      finished_at: now,
+    })
+    .execute();
+  await db
+    .insertInto('undo_job_skips')
+    .values({
+      job_id: job,
+      seq: 0,
+      change_id: newId('change'),
+      action: 'customer.update',
+      customer_id: newId('customer'),
+      field: 'last_name',
+      reason: 'changed_since',
+      by: 'stf_other',
+    })
+    .execute();
 }
 
 /** A workspace with every kind of row: seeded data, API writes by keys, and the rest. */

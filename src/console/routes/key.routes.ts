@@ -1,17 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.ts';
 import { keyHistory } from '../../resources/changes/key-history.service.ts';
-import { undoKeyChangesInDetail } from '../../resources/changes/undo.service.ts';
+import { previewUndoPage } from '../../resources/changes/undo-preview.service.ts';
+import { latestUndo, requestUndo, undoJobOf } from '../../resources/changes/undo-job.service.ts';
 import { personActor } from '../../resources/actor.model.ts';
 import { getCustomer } from '../../resources/customers/customer-read.service.ts';
 import { keyUsage } from '../../resources/keys/key-usage.service.ts';
 import { changeWorkspaceKeyStatus, getWorkspaceKey } from '../../resources/keys/key.service.ts';
 import type { ConsoleOptions } from '../console.plugin.ts';
-import { auditActor, formText, managesKeys, pageContext, pageNumber, render } from '../render.ts';
+import { auditActor, formText, managesKeys, pageContext, pageNumber, render, skipsPage } from '../render.ts';
 import { usageOf } from '../usage.ts';
 import { customerPage } from '../views/customer.view.ts';
 import { confirmPage, keyPage } from '../views/key.view.ts';
-import { undoPreviewPage, undoResultPage } from '../views/undo.view.ts';
+import { undoPreviewPage } from '../views/undo.view.ts';
 
 type KeyParams = { Params: { id: string } };
 const MOVES = ['pause', 'resume', 'revoke'] as const;
@@ -21,12 +22,14 @@ export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }
   const { db } = storage;
 
   app.get<KeyParams>('/keys/:id', { preHandler: managesKeys }, async (request, reply) => {
-    const key = await getWorkspaceKey(db, request.staff!.workspaceId, request.params.id);
+    const staff = request.staff!;
+    const key = await getWorkspaceKey(db, staff.workspaceId, request.params.id);
     const now = clock();
-    const [usage, activity, history] = await Promise.all([
+    const [usage, activity, history, undo] = await Promise.all([
       usageOf(limits, key, now),
       keyUsage(db, key, now),
       keyHistory(db, key.id, pageNumber(request)),
+      undoJobOf(db, staff.workspaceId, key.id, skipsPage(request)),
     ]);
     const done = (request.query as Record<string, unknown>).done;
     return render(
@@ -37,6 +40,7 @@ export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }
         usage,
         activity,
         history,
+        undo,
         now,
         ...(typeof done === 'string' ? { done } : {}),
       }),
@@ -98,23 +102,26 @@ export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }
   app.get<KeyParams>('/keys/:id/undo', { preHandler: managesKeys }, async (request, reply) => {
     const staff = request.staff!;
     const key = await getWorkspaceKey(db, staff.workspaceId, request.params.id);
-    const report = await undoKeyChangesInDetail(storage, key.id, {
-      by: { kind: 'staff', id: staff.staffId },
-      clock,
-      dryRun: true,
-    });
-    return render(reply, 200, undoPreviewPage(pageContext(request, reply), key, report));
+    const [preview, job] = await Promise.all([
+      previewUndoPage(db, key, { kind: 'staff', id: staff.staffId }, clock, pageNumber(request)),
+      latestUndo(db, staff.workspaceId, key.id),
+    ]);
+    return render(reply, 200, undoPreviewPage(pageContext(request, reply), key, preview, { job }));
   });
 
   app.post<KeyParams>('/keys/:id/undo', { preHandler: managesKeys }, async (request, reply) => {
     const staff = request.staff!;
     const key = await getWorkspaceKey(db, staff.workspaceId, request.params.id);
-    // Recorded as the signed-in person's change, through the same write pipeline as the CLI's undo.
-    const report = await undoKeyChangesInDetail(storage, key.id, {
-      by: { kind: 'staff', id: staff.staffId },
-      clock,
-      audit: auditActor(request),
-    });
-    return render(reply, 200, undoResultPage(pageContext(request, reply), key, report));
+    // A job a server process runs in batches, recorded as the signed-in person's changes
+    // through the same write pipeline as the CLI's undo; its progress is on the key's page.
+    try {
+      await requestUndo(storage, key, { kind: 'staff', id: staff.staffId }, auditActor(request), clock);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== 'conflict') throw err;
+      const preview = await previewUndoPage(db, key, { kind: 'staff', id: staff.staffId }, clock, 1);
+      const job = await latestUndo(db, staff.workspaceId, key.id);
+      return render(reply, 409, undoPreviewPage(pageContext(request, reply), key, preview, { job, error: err.detail }));
+    }
+    return reply.redirect(`/console/keys/${key.id}#undo`, 303);
   });
 }

@@ -1,11 +1,13 @@
 import type { Change, FieldMap } from '../../resources/changes/change-log.repo.ts';
 import type { KeyHistoryPage } from '../../resources/changes/key-history.service.ts';
+import type { UndoJobView } from '../../resources/changes/undo-job.service.ts';
 import type { KeyUsage } from '../../resources/keys/key-usage.service.ts';
 import type { KeyRecord } from '../../resources/keys/key.repo.ts';
 import { keyState } from '../../resources/keys/key.service.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page, when, type PageContext } from './layout.ts';
 import { ACCESS_LABEL, MODE_LABEL, statusText } from './keys.view.ts';
+import { undoJobSection } from './undo-job.view.ts';
 import { usageSection } from './usage.view.ts';
 
 export interface UsageRow {
@@ -58,6 +60,7 @@ export function keyPage(
     usage: UsageRow[];
     activity: KeyUsage;
     history: KeyHistoryPage;
+    undo: UndoJobView | null;
     now: number;
     done?: string;
   },
@@ -105,8 +108,8 @@ export function keyPage(
           }</td></tr>`,
       )}</tbody>
     </table>
+    ${undoJobSection(key, view.undo, now)}
     <h2 id="log">Change log</h2>
-    <p><a href="/console/keys/${key.id}/undo">Undo this key's changes</a></p>
     ${logTable(key.id, view.history)}
     <p><a href="/console/keys">Back to API keys</a></p>`,
   );

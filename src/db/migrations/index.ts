@@ -11,6 +11,7 @@ import * as webhooks from './011-webhooks.ts';
 import * as audit from './012-audit.ts';
 import * as keyActivityChecks from './013-key-activity-checks.ts';
 import * as changeLogKeyOrder from './014-change-log-key-order.ts';
+import * as undoJobs from './015-undo-jobs.ts';
 
 /** Migrations are listed here (not read from disk) so they run the same under tsx and tests. */
 export const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ export const migrations: Record<string, Migration> = {
   '012-audit': audit,
   '013-key-activity-checks': keyActivityChecks,
   '014-change-log-key-order': changeLogKeyOrder,
+  '015-undo-jobs': undoJobs,
 };
 
 export const migrationProvider: MigrationProvider = {

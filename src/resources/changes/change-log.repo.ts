@@ -141,17 +141,46 @@ export async function customersChangedBy(db: Queryable, keyId: string): Promise<
   return rows.map((r) => r.object_id);
 }
 
-/** A key's changes to one customer not yet undone, newest first. */
-export async function pendingChanges(db: Queryable, keyId: string, customerId: string): Promise<Change[]> {
-  const rows = await db
+/** A key's changes to one customer not yet undone (made at or before `until` when given), newest first. */
+export async function pendingChanges(
+  db: Queryable,
+  keyId: string,
+  customerId: string,
+  until?: number,
+): Promise<Change[]> {
+  let query = db
     .selectFrom('change_log')
     .selectAll()
     .where('key_id', '=', keyId)
     .where('object_id', '=', customerId)
-    .where('undone_at', 'is', null)
-    .orderBy('customer_version', 'desc')
-    .execute();
+    .where('undone_at', 'is', null);
+  if (until !== undefined) query = query.where('at', '<=', until);
+  const rows = await query.orderBy('customer_version', 'desc').execute();
   return rows.map(toChange);
+}
+
+/**
+ * The customers of a key's newest `limit` changes not yet undone and made at or before
+ * `until`, most recently changed first: an undo job's next batch. Once a batch has undone
+ * them, their changes are marked, so the next call starts where it stopped.
+ */
+export async function nextCustomersToUndo(
+  db: Queryable,
+  keyId: string,
+  until: number,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('change_log')
+    .select('object_id')
+    .where('key_id', '=', keyId)
+    .where('undone_at', 'is', null)
+    .where('at', '<=', until)
+    .orderBy('at', 'desc')
+    .orderBy('customer_version', 'desc')
+    .limit(limit)
+    .execute();
+  return [...new Set(rows.map((r) => r.object_id))];
 }
 
 /** Change id -> the key that made it (null: not a key), for the ids given. */
@@ -234,4 +263,38 @@ export async function keyLogPage(
     .where(ofKey)
     .executeTakeFirstOrThrow();
   return { changes: rows.map(toChange), total: Number(count.n) };
+}
+
+/**
+ * One page of a key's changes not yet undone, newest first (the undo preview): read from the
+ * key's (key_id, undone_at, at) index, so a page does not sort the key's whole log.
+ */
+export async function pendingPage(
+  db: Queryable,
+  keyId: string,
+  page: { offset: number; limit: number },
+): Promise<Change[]> {
+  const rows = await db
+    .selectFrom('change_log')
+    .selectAll()
+    .where('key_id', '=', keyId)
+    .where('undone_at', 'is', null)
+    .orderBy('at', 'desc')
+    .orderBy('customer_version', 'desc')
+    .orderBy('id', 'desc')
+    .offset(page.offset)
+    .limit(page.limit)
+    .execute();
+  return rows.map(toChange);
+}
+
+/** How many of a key's changes are not yet undone, made at or before `until` when given. */
+export async function countPending(db: Queryable, keyId: string, until?: number): Promise<number> {
+  let query = db
+    .selectFrom('change_log')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('key_id', '=', keyId)
+    .where('undone_at', 'is', null);
+  if (until !== undefined) query = query.where('at', '<=', until);
+  return Number((await query.executeTakeFirstOrThrow()).n);
 }

@@ -65,20 +65,22 @@ export interface UndoOptions {
   audit?: AuditActor;
 }
 
-interface UndoTarget {
+export interface UndoTarget {
   keyId: string;
   customerId: string;
+  /** Only the key's changes made at or before this instant (an undo job's); later ones stay, as kept changes. */
+  until?: number;
 }
 
 /** Plans one customer's undo; `hold` reads the customer for writing (the real run). */
-async function planFor(
+export async function planFor(
   db: Queryable,
   actor: Actor,
   target: UndoTarget,
   hold: Tx | null,
 ): Promise<{ row: CustomerTable; plan: UndoPlan } | null> {
   const { keyId, customerId } = target;
-  const pending = await pendingChanges(db, keyId, customerId);
+  const pending = await pendingChanges(db, keyId, customerId, target.until);
   const row = hold
     ? await lockCustomer(hold, actor, customerId, { deleted: true })
     : await findCustomerRow(db, actor, customerId);
@@ -98,7 +100,7 @@ async function planFor(
 }
 
 /** The write service: one customer's undo, applied, as a write of the pipeline. */
-async function undoCustomer(tx: Tx, actor: Actor, target: UndoTarget): Promise<Written<UndoPlan | null>> {
+export async function undoCustomer(tx: Tx, actor: Actor, target: UndoTarget): Promise<Written<UndoPlan | null>> {
   const planned = await planFor(tx, actor, target, tx);
   if (!planned) return { value: null, changes: [] };
   const { plan } = planned;
@@ -146,8 +148,8 @@ export async function undoKeyChanges(
   return { reverted, skipped };
 }
 
-/** The same undo, also listing each change reverted (the console's preview and result name them). */
-export async function undoKeyChangesInDetail(
+/** The same undo, also listing each change reverted (the report's `reverts`). */
+async function undoKeyChangesInDetail(
   storage: Writer & { readonly engine: Engine },
   keyId: string,
   options: UndoOptions,
@@ -205,19 +207,23 @@ async function undoEach(
     if (!plan) continue;
     report.reverted += [...plan.outcomes.values()].filter((o) => o !== 'skipped').length;
     report.skipped.push(...plan.skipped);
-    for (const op of plan.ops)
-      report.reverts.push({
-        change: op.change.id,
-        action: op.change.action,
-        customer: customerId,
-        fields: Object.keys(op.after),
-        values: Object.keys(op.after).map((field) => ({
-          field,
-          wrote: op.change.after?.[field] ?? null,
-          now: op.before[field] ?? null,
-          back: op.after[field] ?? null,
-        })),
-      });
+    report.reverts.push(...revertLines(plan, customerId));
   }
   return report;
+}
+
+/** A plan's reverts as the console shows them: per field, what the key wrote, what is there, what goes back. */
+export function revertLines(plan: UndoPlan, customerId: string): RevertLine[] {
+  return plan.ops.map((op) => ({
+    change: op.change.id,
+    action: op.change.action,
+    customer: customerId,
+    fields: Object.keys(op.after),
+    values: Object.keys(op.after).map((field) => ({
+      field,
+      wrote: op.change.after?.[field] ?? null,
+      now: op.before[field] ?? null,
+      back: op.after[field] ?? null,
+    })),
+  }));
 }
