@@ -65,9 +65,12 @@ describe('serve --workers on PostgreSQL', { timeout: 120_000 }, () => {
 
   beforeAll(async () => {
     storage = await freshStorage('postgres');
-    const ws = await createWorkspace(storage, systemClock, { name: 'Workers' });
-    secret = (await createKey(storage, systemClock, { workspaceId: ws.id, name: 'k', mode: 'live', access: 'read' }))
-      .secret;
+    // Limits far above what the load below sends, so every answer it counts is the server's own, not a 429.
+    const ws = await createWorkspace(storage, systemClock, { name: 'Workers', requestsPerMinute: 1_000_000 });
+    const limits = { requests_per_minute: 1_000_000, requests_per_day: 10_000_000 };
+    secret = (
+      await createKey(storage, systemClock, { workspaceId: ws.id, name: 'k', mode: 'live', access: 'read', limits })
+    ).secret;
     await addCustomers(storage.db, ws.id, 5, Date.now());
     server = await startServer(
       { DATABASE_URL: storage.url, WORKERS: '2', DEMO: 'off', SHUTDOWN_DELAY_MS: '1000' },
