@@ -66,9 +66,9 @@ const LEASE_MS = ATTEMPT_TIMEOUT_MS + 20_000;
 /** A held delivery is started only with this much of its lease left: the attempt and its recording. */
 const START_WITHIN_LEASE_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 /** Deliveries of one endpoint held at once, as a multiple of its cap: the next claim's worth waits ready. */
-const HOLD_PER_SLOT = 4;
+const HOLD_PER_SLOT = 8;
 /** Outcomes wait this long for others (or the next claim) to share their transaction, or until this many wait. */
-const GATHER_MS = 10;
+const GATHER_MS = 50;
 const GATHER_MAX = 256;
 /** After this process writes deliveries, the claim waits this long for others to take with them. */
 const WAKE_MS = 10;
@@ -93,6 +93,8 @@ export class WebhookDeliveryWorker {
   private pollTimer: NodeJS.Timeout | null = null;
   private pollWait = FIRST_POLL_MS;
   private wakeTimer: NodeJS.Timeout | null = null;
+  /** Endpoints with deliveries written in this process since the last wake. */
+  private readonly told = new Set<string>();
   private filling: Promise<void> | null = null;
   private again = false;
   /** Whether a claim may find something: not after one found all there was, until new work is told of. */
@@ -123,7 +125,7 @@ export class WebhookDeliveryWorker {
     if (this.started) return;
     this.started = true;
     this.stopping = false;
-    this.unsubscribe = onDeliveriesWritten(() => this.wake());
+    this.unsubscribe = onDeliveriesWritten((endpointIds) => this.wake(endpointIds));
     this.poke();
   }
 
@@ -186,13 +188,22 @@ export class WebhookDeliveryWorker {
     }
   }
 
-  /** Deliveries were written in this process: claim them once their transaction can have committed. */
-  private wake(): void {
-    if (this.stopping || this.wakeTimer) return;
+  /**
+   * Deliveries were written in this process: claim them once their transaction can have
+   * committed. Those of an endpoint holding more than half its share wait for the claim its
+   * next attempts make, so a busy endpoint's stream of writes is claimed in large takes.
+   */
+  private wake(endpointIds: readonly string[]): void {
+    if (this.stopping) return;
     this.dueLikely = true;
+    for (const id of endpointIds) this.told.add(id);
+    if (this.wakeTimer) return;
     this.wakeTimer = setTimeout(() => {
       this.wakeTimer = null;
-      this.poke();
+      const half = (this.cap * HOLD_PER_SLOT) / 2;
+      const waiting = [...this.told].some((id) => this.heldBy(id) <= half);
+      this.told.clear();
+      if (waiting) this.poke();
     }, WAKE_MS).unref();
   }
 
@@ -225,9 +236,10 @@ export class WebhookDeliveryWorker {
   }
 
   /**
-   * Claims while there may be more due and room to hold it (another round when the last left
-   * rows of an endpoint that filled up, so others behind them are reached); each claim's transaction also
-   * records the outcomes that wait, so a busy worker makes one transaction per claim.
+   * Claims while there may be more due and room to hold it; each claim's transaction also
+   * records the outcomes that wait, so a busy worker makes one transaction per claim. Due
+   * deliveries a claim passed over (their endpoint's share filled) are taken by a later look:
+   * an attempt's end, a wake or the poll.
    */
   private async fill(): Promise<void> {
     const perEndpoint = this.cap * HOLD_PER_SLOT;
@@ -239,7 +251,8 @@ export class WebhookDeliveryWorker {
         held.set(id, n);
         total += n;
       }
-      const room = this.slots * HOLD_PER_SLOT - total;
+      // One endpoint's share at most is looked at per claim: a claim's cost is the rows it reads.
+      const room = Math.min(this.slots * HOLD_PER_SLOT - total, perEndpoint);
       if (room <= 0) return;
       const now = this.deps.clock();
       const lease = now + LEASE_MS;
@@ -249,8 +262,7 @@ export class WebhookDeliveryWorker {
         ...(await claimDue(tx, this.deps.engine, now, lease, { total: room, perEndpoint, held })),
       }));
       await this.recorded(finished, recorded, disabled);
-      // All that was due is taken; unless endpoints at their fill were passed over, whose share
-      // is claimed as their attempts end.
+      // All that was due is taken, unless some was passed over.
       if (!more && !skipped) this.dueLikely = false;
       if (claimed.length === 0) return;
       this.progress++;

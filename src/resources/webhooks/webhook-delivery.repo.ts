@@ -4,21 +4,22 @@ import type { Queryable, Tx, WebhookDeliveryTable, WebhookEndpointTable, Webhook
 
 /** The event outbox and its deliveries (011-webhooks). */
 
-const written = new Set<() => void>();
+type WrittenListener = (endpointIds: readonly string[]) => void;
+const written = new Set<WrittenListener>();
 
 /**
- * Calls `listener` whenever this process writes deliveries due now (an event, a Resend), so its
- * delivery worker looks for them at once instead of at its next poll. The call comes inside
- * the writing transaction: a listener looks a moment later, and a claim sees the rows only once
- * they are committed. Answers the function that stops the calls.
+ * Calls `listener` with their endpoints whenever this process writes deliveries due now (an
+ * event, a Resend), so its delivery worker looks for them at once instead of at its next poll.
+ * The call comes inside the writing transaction: a listener looks a moment later, and a claim
+ * sees the rows only once they are committed. Answers the function that stops the calls.
  */
-export function onDeliveriesWritten(listener: () => void): () => void {
+export function onDeliveriesWritten(listener: WrittenListener): () => void {
   written.add(listener);
   return () => written.delete(listener);
 }
 
-function tellWritten(): void {
-  for (const listener of written) listener();
+function tellWritten(endpointIds: readonly string[]): void {
+  for (const listener of written) listener(endpointIds);
 }
 
 export async function insertEvent(tx: Tx, row: WebhookEventTable): Promise<void> {
@@ -28,7 +29,7 @@ export async function insertEvent(tx: Tx, row: WebhookEventTable): Promise<void>
 export async function insertDeliveries(tx: Tx, rows: Insertable<WebhookDeliveryTable>[]): Promise<void> {
   if (rows.length === 0) return;
   await tx.insertInto('webhook_deliveries').values(rows).execute();
-  tellWritten();
+  tellWritten(rows.map((r) => r.endpoint_id));
 }
 
 export type DeliveryRow = WebhookDeliveryTable & { type: string };
@@ -87,7 +88,7 @@ export async function requeueDelivery(
     .where('event_id', '=', eventId)
     .executeTakeFirst();
   const found = Number(result.numUpdatedRows) > 0;
-  if (found) tellWritten();
+  if (found) tellWritten([endpointId]);
   return found;
 }
 
@@ -114,9 +115,9 @@ export interface ClaimLimits {
  * (those it holds its fill of are not looked at). The rows are picked with `Engine.claimRows`
  * (on PostgreSQL `FOR UPDATE SKIP LOCKED`), so two processes claiming at once get different
  * rows, and a claim another process holds is skipped until its lease ends. A due row looked at
- * but not taken (its endpoint's share was full) stays unclaimed. `more`: another claim now may
- * find more (this one found as many as it asked for, or left some of an endpoint now full);
- * `skipped`: endpoints the process holds its fill of were not looked at.
+ * but not taken (its endpoint's share was full) stays unclaimed. `more`: this claim took as
+ * many as it asked for, so more may be due; `skipped`: it passed over some due deliveries
+ * (of endpoints whose share is full), which a later claim takes.
  */
 export async function claimDue(
   tx: Tx,
@@ -151,8 +152,8 @@ export async function claimDue(
     taking.set(row.endpoint_id, n + 1);
     ids.push(row.id);
   }
-  const more = found.length === limits.total || ids.length < found.length;
-  const skipped = full.length > 0;
+  const more = found.length === limits.total && ids.length === found.length;
+  const skipped = full.length > 0 || ids.length < found.length;
   if (ids.length === 0) return { claimed: [], more, skipped };
   await tx.updateTable('webhook_deliveries').set({ claimed_until: leaseUntil }).where('id', 'in', ids).execute();
   const rows = await tx
