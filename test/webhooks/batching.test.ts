@@ -220,6 +220,45 @@ describe.each(ENGINES)('batched webhook delivery on %s', (engine) => {
     await storage.db.deleteFrom('outbox').execute();
   });
 
+  it('a held delivery whose lease ran too low to start is given back and claimed again, attempted once', async () => {
+    await storage.db
+      .updateTable('webhook_endpoints')
+      .set({ status: 'disabled' })
+      .where('id', '!=', endpoints[0]!)
+      .execute();
+    await events(4);
+    const sent: string[] = [];
+    const leaseLeft: number[] = [];
+    const w = worker(
+      storage,
+      async (_url, _body, headers) => {
+        sent.push(headers['webhook-id']!);
+        const row = await storage.db
+          .selectFrom('webhook_deliveries')
+          .select('claimed_until')
+          .where('event_id', '=', headers['webhook-id']!)
+          .where('endpoint_id', '=', endpoints[0]!)
+          .executeTakeFirstOrThrow();
+        leaseLeft.push(Number(row.claimed_until) - clock.now);
+        // A slow receiver: the first attempt takes most of the claim's lease.
+        if (sent.length === 1) clock.now += 20_000;
+        return ok();
+      },
+      { perEndpoint: 1 },
+    );
+    await w.drain();
+    expect(sent).toHaveLength(4);
+    expect(new Set(sent).size).toBe(4);
+    // Every attempt began with room in its lease for the attempt and its recording.
+    expect(leaseLeft.every((ms) => ms >= 15_000)).toBe(true);
+    const rows = await storage.db
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'attempts', 'claimed_until'])
+      .where('endpoint_id', '=', endpoints[0]!)
+      .execute();
+    expect(rows.every((r) => r.status === 'delivered' && r.attempts === 1 && r.claimed_until === null)).toBe(true);
+  });
+
   it('a started worker claims what this process writes at once, without waiting for its poll', async () => {
     const sent: string[] = [];
     const w = new WebhookDeliveryWorker({
