@@ -78,6 +78,8 @@ const FIRST_POLL_MS = 100;
 interface Held {
   claimed: ClaimedDelivery;
   lease: number;
+  /** Transactions that failed to record it so far. */
+  failures?: number;
 }
 
 interface Finished extends Held {
@@ -257,10 +259,18 @@ export class WebhookDeliveryWorker {
       const now = this.deps.clock();
       const lease = now + LEASE_MS;
       const { finished, released } = this.takeOutcomes();
-      const { claimed, more, skipped, recorded, disabled } = await this.deps.store.write(async (tx) => ({
-        ...(await this.recordIn(tx, finished, released, now)),
-        ...(await claimDue(tx, this.deps.engine, now, lease, { total: room, perEndpoint, held })),
-      }));
+      let result;
+      try {
+        result = await this.deps.store.write(async (tx) => ({
+          ...(await this.recordIn(tx, finished, released, now)),
+          ...(await claimDue(tx, this.deps.engine, now, lease, { total: room, perEndpoint, held })),
+        }));
+      } catch (err) {
+        this.putBack(finished, released);
+        this.gather();
+        throw err;
+      }
+      const { claimed, more, skipped, recorded, disabled } = result;
       await this.recorded(finished, recorded, disabled);
       // All that was due is taken, unless some was passed over.
       if (!more && !skipped) this.dueLikely = false;
@@ -355,6 +365,19 @@ export class WebhookDeliveryWorker {
     }, GATHER_MS);
   }
 
+  /**
+   * Outcomes a failed transaction did not record wait for the next one, once, while their
+   * claim holds; after that the claims run out and the deliveries are attempted again (at
+   * least once, as promised). Recording twice is harmless: an outcome is written only under
+   * its own claim, which the first write, if it did commit, ended.
+   */
+  private putBack(finished: readonly Finished[], released: readonly Held[]): void {
+    const now = this.deps.clock();
+    const again = <T extends Held>(h: T) => (h.failures ?? 0) < 1 && h.lease > now;
+    this.finished.unshift(...finished.filter(again).map((f) => ({ ...f, failures: (f.failures ?? 0) + 1 })));
+    this.released.unshift(...released.filter(again).map((r) => ({ ...r, failures: (r.failures ?? 0) + 1 })));
+  }
+
   private takeOutcomes(): { finished: Finished[]; released: Held[] } {
     if (this.gatherTimer) clearTimeout(this.gatherTimer);
     this.gatherTimer = null;
@@ -372,10 +395,10 @@ export class WebhookDeliveryWorker {
     this.recording = this.deps.store
       .write((tx) => this.recordIn(tx, finished, released, this.deps.clock()))
       .then(({ recorded, disabled }) => this.recorded(finished, recorded, disabled))
-      .catch((err) =>
-        // The claims run out and the deliveries are attempted again: at least once, as promised.
-        this.deps.log?.warn({ err, attempts: finished.length }, 'recording webhook attempts failed'),
-      )
+      .catch((err) => {
+        this.deps.log?.warn({ err, attempts: finished.length }, 'recording webhook attempts failed');
+        this.putBack(finished, released);
+      })
       .finally(() => {
         this.recording = null;
         if (this.finished.length > 0 || this.released.length > 0) this.gather();

@@ -259,6 +259,32 @@ describe.each(ENGINES)('batched webhook delivery on %s', (engine) => {
     expect(rows.every((r) => r.status === 'delivered' && r.attempts === 1 && r.claimed_until === null)).toBe(true);
   });
 
+  it('outcomes whose transaction failed are recorded by the next one', async () => {
+    await events(10);
+    let writes = 0;
+    const flaky: Writer = {
+      db: storage.db,
+      write: (fn) => {
+        writes++;
+        // The first transaction after the claim (the one recording the outcomes) fails.
+        if (writes === 2) return Promise.reject(new Error('the database refused'));
+        return storage.write(fn);
+      },
+    };
+    const sent: string[] = [];
+    await worker(flaky, async (url, _body, headers) => {
+      sent.push(`${url} ${headers['webhook-id']}`);
+      return ok();
+    }).drain();
+    expect(writes).toBeGreaterThan(2);
+    expect(sent).toHaveLength(30);
+    const rows = await storage.db
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'attempts', 'claimed_until'])
+      .execute();
+    expect(rows.every((r) => r.status === 'delivered' && r.attempts === 1 && r.claimed_until === null)).toBe(true);
+  });
+
   it('a started worker claims what this process writes at once, without waiting for its poll', async () => {
     const sent: string[] = [];
     const w = new WebhookDeliveryWorker({
