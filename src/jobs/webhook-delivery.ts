@@ -259,17 +259,16 @@ export class WebhookDeliveryWorker {
       const now = this.deps.clock();
       const lease = now + LEASE_MS;
       const { finished, released } = this.takeOutcomes();
-      let result;
-      try {
-        result = await this.deps.store.write(async (tx) => ({
+      const result = await this.deps.store
+        .write(async (tx) => ({
           ...(await this.recordIn(tx, finished, released, now)),
           ...(await claimDue(tx, this.deps.engine, now, lease, { total: room, perEndpoint, held })),
-        }));
-      } catch (err) {
-        this.putBack(finished, released);
-        this.gather();
-        throw err;
-      }
+        }))
+        .catch((err: unknown) => {
+          this.putBack(finished, released);
+          this.gather();
+          throw err;
+        });
       const { claimed, more, skipped, recorded, disabled } = result;
       await this.recorded(finished, recorded, disabled);
       // All that was due is taken, unless some was passed over.
