@@ -43,6 +43,9 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * (bench/webhook-receiver.mjs; the API runs with WEBHOOK_ALLOW_HTTP and
  * WEBHOOK_ALLOW_PRIVATE on), its ratio against create's ceiling measurement; the endpoint is
  * made just before it and deleted, with its deliveries, just after, so no other scenario has one.
+ * `create` and `create_webhook` also carry the API process's CPU time per request
+ * (`cpu_us_per_request`, user + system from /proc over the measured seconds), which counts the
+ * delivery worker's work that the rate alone hides.
  *
  * `--workers N` (PostgreSQL): then the same API scenarios against `venue-api serve --workers N`
  * (one primary, N serving processes on one port), reported under `workers` beside the one
