@@ -43,6 +43,9 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * (bench/webhook-receiver.mjs; the API runs with WEBHOOK_ALLOW_HTTP and
  * WEBHOOK_ALLOW_PRIVATE on), its ratio against create's ceiling measurement; the endpoint is
  * made just before it and deleted, with its deliveries, just after, so no other scenario has one.
+ * `create` and `create_webhook` also carry the API process's CPU time per request
+ * (`cpu_us_per_request`, user + system from /proc over the measured seconds), which counts the
+ * delivery worker's work that the rate alone hides.
  *
  * `--workers N` (PostgreSQL): then the same API scenarios against `venue-api serve --workers N`
  * (one primary, N serving processes on one port), reported under `workers` beside the one
@@ -86,6 +89,8 @@ interface Load {
   p50: number;
   p99: number;
   errors: number;
+  /** The server's CPU time (user + system) per answered request, in µs, when its pid was given. */
+  cpuUs?: number;
 }
 
 interface ScenarioResult extends Load {
@@ -118,12 +123,38 @@ async function pgDatabase(): Promise<{ url: string; drop: () => Promise<void> }>
   return { url: `${PG_SERVER}/${name}`, drop: () => admin(`drop database if exists ${name} with (force)`) };
 }
 
-/** A warm-up of WARMUP seconds, then SECONDS measured; `errors` is every answer not 2xx. */
-async function load(options: autocannon.Options): Promise<Load> {
+const TICK_US = 10_000; // USER_HZ is 100 on Linux
+
+/** A process's CPU time so far (user + system, every thread) in clock ticks, from /proc (Linux; 0 elsewhere). */
+function cpuTicks(pid: number | undefined): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime is the 12th, stime the 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * A warm-up of WARMUP seconds, then SECONDS measured; `errors` is every answer not 2xx. With
+ * `cpuPid`, also that process's CPU time per request over the measured part: steadier than
+ * requests a second on a shared machine.
+ */
+async function load(options: autocannon.Options, cpuPid?: number): Promise<Load> {
   const base = { connections: CONNECTIONS, ...options };
   if (WARMUP > 0) await autocannon({ ...base, duration: WARMUP });
+  const before = cpuTicks(cpuPid);
   const r = await autocannon({ ...base, duration: SECONDS });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors };
+  const cpu = cpuTicks(cpuPid) - before;
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.non2xx + r.errors,
+    ...(cpuPid !== undefined && r.requests.total > 0 ? { cpuUs: (cpu * TICK_US) / r.requests.total } : {}),
+  };
 }
 
 const quantile = (xs: number[], q: number) => {
@@ -476,8 +507,8 @@ async function main() {
     record('sync', sync, names.read, bareSync);
 
     log('create…');
-    const createOf = (url: string) => load({ ...create, url: `${url}/customers` });
-    const created = await createOf(api!.url);
+    const createOf = (url: string, pid?: number) => load({ ...create, url: `${url}/customers` }, pid);
+    const created = await createOf(api!.url, api!.process.pid);
     const createCeiling = await load({ ...create, url: `${insert.url}/customers` });
     record('create', created, names.insert, createCeiling);
 
@@ -487,7 +518,7 @@ async function main() {
       children.push(receiver);
       // The write path looks its endpoints up on every write: one made now counts at once.
       const endpoint = await addEndpoint(databaseUrl, workspaceId, `${receiver.url}/hooks`);
-      const withEndpoint = await createOf(api!.url);
+      const withEndpoint = await createOf(api!.url, api!.process.pid);
       const deliveries = await retireEndpoint(databaseUrl, workspaceId, endpoint);
       log(
         `  deliveries: ${deliveries.delivered} delivered, ${deliveries.pending} pending, ${deliveries.failed} failed`,
@@ -579,6 +610,7 @@ async function main() {
         p50_ms: r1(s.p50),
         p99_ms: r1(s.p99),
         errors: s.errors,
+        ...(s.cpuUs !== undefined ? { cpu_us_per_request: Math.round(s.cpuUs) } : {}),
         ceiling: s.ceiling,
         ceiling_rps: Math.round(s.ceiling_rps),
         ratio: r3(s.rps / s.ceiling_rps),

@@ -10,6 +10,11 @@ import { hostOf, isIpAddress, refusedAddress } from '../lib/webhook-address.ts';
  * answer read to at most 4 KiB. Unless private addresses are allowed, the address the
  * connection goes to is checked after DNS, in the socket's own look-up, so a name that
  * resolves to a public address when checked and a private one when used gains nothing.
+ *
+ * Connections are kept alive and reused for the next attempt to the same host and port (a
+ * new TCP and TLS handshake per attempt is most of an attempt's cost). A reused connection
+ * was checked when it was made, and the pools of the two address policies are apart, so
+ * one made with private addresses allowed never serves an attempt where they are not.
  */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -23,6 +28,21 @@ export interface SendOptions {
 }
 
 class RefusedAddress extends Error {}
+
+/** Idle connections close before the usual server's keep-alive timeout (Node's is 5 s). */
+const IDLE_MS = 4_000;
+const agents = new Map<string, http.Agent>();
+
+function agentFor(protocol: string, allowPrivate: boolean): http.Agent {
+  const key = `${protocol}${allowPrivate}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    const options = { keepAlive: true, timeout: IDLE_MS, scheduling: 'lifo' as const };
+    agent = protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+    agents.set(key, agent);
+  }
+  return agent;
+}
 
 /** A look-up that refuses what it resolves to when that is not a public address. */
 function guardedLookup(): LookupFunction {
@@ -39,40 +59,54 @@ function guardedLookup(): LookupFunction {
   }) as LookupFunction;
 }
 
-export function postWebhook(
+export async function postWebhook(
   target: string,
   body: string,
   headers: Record<string, string>,
   options: SendOptions,
 ): Promise<AttemptResult> {
+  const first = await postOnce(target, body, headers, options);
+  // A kept-alive connection the receiver closed as it was reused fails before any answer: the
+  // request is sent again once, on a new connection (a duplicate is harmless: receivers dedupe).
+  return first.staleConnection ? (await postOnce(target, body, headers, options)).result : first.result;
+}
+
+function postOnce(
+  target: string,
+  body: string,
+  headers: Record<string, string>,
+  options: SendOptions,
+): Promise<{ result: AttemptResult; staleConnection?: boolean }> {
   const bytes = Buffer.byteLength(body);
   if (bytes > MAX_BODY_BYTES) {
-    return Promise.resolve({ ok: false, status: null, error: `payload of ${bytes} bytes is over 256 KiB` });
+    return Promise.resolve({ result: { ok: false, status: null, error: `payload of ${bytes} bytes is over 256 KiB` } });
   }
   const url = new URL(target);
   if (!options.allowPrivate && isIpAddress(hostOf(url))) {
     // An address literal is never looked up, so it is checked here.
     const why = refusedAddress(hostOf(url));
-    if (why) return Promise.resolve({ ok: false, status: null, error: `refused at connect: ${why}` });
+    if (why) return Promise.resolve({ result: { ok: false, status: null, error: `refused at connect: ${why}` } });
   }
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {
     let settled = false;
-    const finish = (result: AttemptResult) => {
+    let answered = false;
+    const finish = (result: AttemptResult, staleConnection = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve(result);
+      resolve({ result, staleConnection });
     };
     const request = client.request(
       url,
       {
         method: 'POST',
         headers: { ...headers, 'content-length': String(bytes), 'user-agent': 'venue-api-webhooks/1' },
-        agent: false,
+        agent: agentFor(url.protocol, options.allowPrivate),
         ...(options.allowPrivate ? {} : { lookup: guardedLookup() }),
       },
       (response) => {
+        answered = true;
         const status = response.statusCode ?? 0;
         let read = 0;
         response.on('data', (chunk: Buffer) => {
@@ -98,7 +132,10 @@ export function postWebhook(
       () => request.destroy(new Error(`no answer within ${(options.timeoutMs ?? ATTEMPT_TIMEOUT_MS) / 1000} s`)),
       options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
     );
-    request.on('error', (err) => finish({ ok: false, status: null, error: err.message.slice(0, 500) }));
+    request.on('error', (err: NodeJS.ErrnoException) => {
+      const stale = request.reusedSocket && !answered && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+      finish({ ok: false, status: null, error: err.message.slice(0, 500) }, stale);
+    });
     request.end(body);
   });
 }

@@ -8,12 +8,20 @@ describe('a webhook attempt', () => {
   let server: Server;
   let base: string;
   let requests = 0;
+  let connections = 0;
   const open = new Set<import('node:net').Socket>();
 
   beforeAll(async () => {
+    const served = new WeakMap<object, number>();
     server = createServer((req, res) => {
       requests++;
       req.resume();
+      served.set(req.socket, (served.get(req.socket) ?? 0) + 1);
+      if (req.url === '/drop-reused' && served.get(req.socket)! > 1) {
+        // A receiver that closed the kept-alive connection just as it was reused.
+        req.socket.destroy();
+        return;
+      }
       if (req.url === '/silent') return; // never answers
       if (req.url === '/endless') {
         // A 200 whose body never ends: the attempt stops reading at 4 KiB and is done.
@@ -29,6 +37,7 @@ describe('a webhook attempt', () => {
       res.writeHead(204).end();
     });
     server.on('connection', (s) => {
+      connections++;
       open.add(s);
       s.on('close', () => open.delete(s));
     });
@@ -72,6 +81,22 @@ describe('a webhook attempt', () => {
     expect(requests).toBe(before);
     // Exactly at the limit still goes.
     expect((await send('/ok', 'x'.repeat(MAX_BODY_BYTES))).ok).toBe(true);
+  });
+
+  it('attempts one after another reuse one kept-alive connection', async () => {
+    await send('/ok');
+    const before = connections;
+    for (let i = 0; i < 5; i++) expect((await send('/ok')).ok).toBe(true);
+    expect(connections).toBe(before);
+  });
+
+  it('a kept-alive connection the receiver closed as it was reused is tried once more on a new one', async () => {
+    for (const s of open) s.destroy();
+    await new Promise((r) => setTimeout(r, 20));
+    expect((await send('/drop-reused')).ok).toBe(true);
+    const before = connections;
+    expect(await send('/drop-reused')).toEqual({ ok: true, status: 204, error: null });
+    expect(connections).toBe(before + 1);
   });
 
   it('a redirect is a failed attempt, not followed', async () => {

@@ -4,12 +4,32 @@ import type { Queryable, Tx, WebhookDeliveryTable, WebhookEndpointTable, Webhook
 
 /** The event outbox and its deliveries (011-webhooks). */
 
+type WrittenListener = (endpointIds: readonly string[]) => void;
+const written = new Set<WrittenListener>();
+
+/**
+ * Calls `listener` with their endpoints whenever this process writes deliveries due now (an
+ * event, a Resend), so its delivery worker looks for them at once instead of at its next poll.
+ * The call comes inside the writing transaction: a listener looks a moment later, and a claim
+ * sees the rows only once they are committed. Answers the function that stops the calls.
+ */
+export function onDeliveriesWritten(listener: WrittenListener): () => void {
+  written.add(listener);
+  return () => written.delete(listener);
+}
+
+function tellWritten(endpointIds: readonly string[]): void {
+  for (const listener of written) listener(endpointIds);
+}
+
 export async function insertEvent(tx: Tx, row: WebhookEventTable): Promise<void> {
   await tx.insertInto('webhook_events').values(row).execute();
 }
 
 export async function insertDeliveries(tx: Tx, rows: Insertable<WebhookDeliveryTable>[]): Promise<void> {
-  if (rows.length > 0) await tx.insertInto('webhook_deliveries').values(rows).execute();
+  if (rows.length === 0) return;
+  await tx.insertInto('webhook_deliveries').values(rows).execute();
+  tellWritten(rows.map((r) => r.endpoint_id));
 }
 
 export type DeliveryRow = WebhookDeliveryTable & { type: string };
@@ -67,7 +87,9 @@ export async function requeueDelivery(
     .where('endpoint_id', '=', endpointId)
     .where('event_id', '=', eventId)
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  const found = Number(result.numUpdatedRows) > 0;
+  if (found) tellWritten([endpointId]);
+  return found;
 }
 
 /** What a worker needs to make one attempt. */
@@ -77,23 +99,37 @@ export interface ClaimedDelivery {
   endpoint: WebhookEndpointTable;
 }
 
+/** How much one claim may take. */
+export interface ClaimLimits {
+  /** The most deliveries taken in all. */
+  total: number;
+  /** The most deliveries of one endpoint the claiming process may hold at once. */
+  perEndpoint: number;
+  /** What the process holds already, by endpoint (claimed, not yet recorded). */
+  held: ReadonlyMap<string, number>;
+}
+
 /**
- * Claims up to `limit` due deliveries until `leaseUntil`, skipping the endpoints listed (at
- * their cap in this process). The rows are picked with `Engine.claimRows` (on PostgreSQL
- * `FOR UPDATE SKIP LOCKED`), so two processes claiming at once get different rows, and a
- * claim another process holds is skipped until its lease ends.
+ * Claims due deliveries until `leaseUntil`, in one transaction of three statements however many
+ * it takes: up to `limits.total`, and no more of one endpoint than the process may still hold
+ * (those it holds its fill of are not looked at). The rows are picked with `Engine.claimRows`
+ * (on PostgreSQL `FOR UPDATE SKIP LOCKED`), so two processes claiming at once get different
+ * rows, and a claim another process holds is skipped until its lease ends. A due row looked at
+ * but not taken (its endpoint's share was full) stays unclaimed. `more`: this claim took as
+ * many as it asked for, so more may be due; `skipped`: it passed over some due deliveries
+ * (of endpoints whose share is full), which a later claim takes.
  */
 export async function claimDue(
   tx: Tx,
   engine: Pick<Engine, 'claimRows'>,
   now: number,
   leaseUntil: number,
-  limit: number,
-  busyEndpoints: readonly string[],
-): Promise<ClaimedDelivery[]> {
+  limits: ClaimLimits,
+): Promise<{ claimed: ClaimedDelivery[]; more: boolean; skipped: boolean }> {
+  const full = [...limits.held].filter(([, n]) => n >= limits.perEndpoint).map(([id]) => id);
   let due = tx
     .selectFrom('webhook_deliveries')
-    .select('id')
+    .select(['id', 'endpoint_id'])
     .where('status', '=', 'pending')
     .where('next_attempt_at', '<=', now)
     .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
@@ -105,10 +141,20 @@ export async function claimDue(
         .where('webhook_endpoints.status', '=', 'enabled'),
     )
     .orderBy('next_attempt_at')
-    .limit(limit);
-  if (busyEndpoints.length > 0) due = due.where('endpoint_id', 'not in', busyEndpoints);
-  const ids = (await engine.claimRows(due).execute()).map((r) => r.id);
-  if (ids.length === 0) return [];
+    .limit(limits.total);
+  if (full.length > 0) due = due.where('endpoint_id', 'not in', full);
+  const found = await engine.claimRows(due).execute();
+  const taking = new Map<string, number>();
+  const ids: string[] = [];
+  for (const row of found) {
+    const n = taking.get(row.endpoint_id) ?? limits.held.get(row.endpoint_id) ?? 0;
+    if (n >= limits.perEndpoint) continue;
+    taking.set(row.endpoint_id, n + 1);
+    ids.push(row.id);
+  }
+  const more = found.length === limits.total && ids.length === found.length;
+  const skipped = full.length > 0 || ids.length < found.length;
+  if (ids.length === 0) return { claimed: [], more, skipped };
   await tx.updateTable('webhook_deliveries').set({ claimed_until: leaseUntil }).where('id', 'in', ids).execute();
   const rows = await tx
     .selectFrom('webhook_deliveries as d')
@@ -135,8 +181,9 @@ export async function claimDue(
       'w.updated_at as w_updated_at',
     ])
     .where('d.id', 'in', ids)
+    .orderBy('d.next_attempt_at')
     .execute();
-  return rows.map((r) => ({
+  const claimed = rows.map((r) => ({
     delivery: {
       id: r.id,
       workspace_id: r.workspace_id,
@@ -177,6 +224,7 @@ export async function claimDue(
       updated_at: r.w_updated_at,
     },
   }));
+  return { claimed, more, skipped };
 }
 
 /** An attempt's outcome, written only while this worker's claim still holds. */
@@ -187,14 +235,19 @@ export interface AttemptOutcome {
   nextAttemptAt: number | null;
 }
 
-export async function recordAttempt(
+/**
+ * Records one outcome for many attempts, each only while the claim it was made under still
+ * holds; answers the ids it recorded (a claim that ran out and was taken again is not).
+ */
+export async function recordOutcomes(
   tx: Tx,
-  claimed: WebhookDeliveryTable,
+  ids: readonly string[],
   leaseUntil: number,
   outcome: AttemptOutcome,
   now: number,
-): Promise<boolean> {
-  const result = await tx
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await tx
     .updateTable('webhook_deliveries')
     .set({
       status: outcome.status,
@@ -205,13 +258,33 @@ export async function recordAttempt(
       claimed_until: null,
       updated_at: now,
     })
-    .where('id', '=', claimed.id)
+    .where('id', 'in', ids)
     .where('claimed_until', '=', leaseUntil)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
 }
 
-/** Gives claims back unattempted (a shutdown), so another process takes them at once. */
+/** The soonest a delivery this process could claim is due (null: none is waiting); a read, no lock. */
+export async function nextDue(db: Queryable, now: number): Promise<number | null> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('next_attempt_at')
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+    .where('endpoint_id', 'in', (eb) =>
+      eb
+        .selectFrom('webhook_endpoints')
+        .select('webhook_endpoints.id')
+        .where('webhook_endpoints.status', '=', 'enabled'),
+    )
+    .orderBy('next_attempt_at')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.next_attempt_at == null ? null : Number(row.next_attempt_at);
+}
+
+/** Gives claims back unattempted (a shutdown, a lease too near its end to start), so any process takes them at once. */
 export async function releaseClaims(tx: Tx, ids: readonly string[], leaseUntil: number): Promise<void> {
   if (ids.length === 0) return;
   await tx
