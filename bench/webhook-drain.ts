@@ -51,6 +51,7 @@ try {
   await storage.write((tx) =>
     writeEvents(
       tx,
+      storage.engine,
       { workspaceId, livemode: true },
       [endpoint],
       Array.from({ length: N }, () => ({ type: 'customer.created', at, object })),

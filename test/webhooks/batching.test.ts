@@ -53,6 +53,7 @@ describe.each(ENGINES)('batched webhook delivery on %s', (engine) => {
     await storage.write((tx) =>
       writeEvents(
         tx,
+        storage.engine,
         { workspaceId, livemode: true },
         rows,
         Array.from({ length: n }, (_, i) => ({ type: 'customer.created', at: clock.now, object: { id: `cus_${i}` } })),

@@ -1,5 +1,6 @@
 import { sql, type Insertable } from 'kysely';
 import type { Engine } from '../../db/dialects/types.ts';
+import { PreparedQuery, preparedInsert } from '../../db/prepared.ts';
 import type { Queryable, Tx, WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../../db/schema.ts';
 
 /** The event outbox and its deliveries (011-webhooks). */
@@ -22,14 +23,48 @@ function tellWritten(endpointIds: readonly string[]): void {
   for (const listener of written) listener(endpointIds);
 }
 
-export async function insertEvent(tx: Tx, row: WebhookEventTable): Promise<void> {
-  await tx.insertInto('webhook_events').values(row).execute();
-}
+// Written by every write a webhook endpoint listens to: compiled once (db/prepared.ts).
+const INSERT_EVENT = preparedInsert('webhook_events');
+const INSERT_DELIVERY = preparedInsert('webhook_deliveries');
 
-export async function insertDeliveries(tx: Tx, rows: Insertable<WebhookDeliveryTable>[]): Promise<void> {
-  if (rows.length === 0) return;
-  await tx.insertInto('webhook_deliveries').values(rows).execute();
-  tellWritten(rows.map((r) => r.endpoint_id));
+type Prefixed = Record<`event_${string}` | `delivery_${string}`, unknown>;
+
+/** The event in the WITH of its one delivery's INSERT (Engine.insertsInWith). Shape: both rows' columns. */
+const EVENT_WITH_DELIVERY = new PreparedQuery<Prefixed, never>((db, param, shape) => {
+  const [event = '', delivery = ''] = shape.split('|');
+  const row = (prefix: 'event_' | 'delivery_', columns: string) =>
+    Object.fromEntries(columns.split(',').map((c) => [c, param(`${prefix}${c}`)])) as never;
+  return db
+    .with('event', (w) => w.insertInto('webhook_events').values(row('event_', event)))
+    .insertInto('webhook_deliveries')
+    .values(row('delivery_', delivery));
+});
+
+/**
+ * An event and its deliveries, in the transaction of the change it describes (the
+ * transactional outbox). The usual case, one endpoint, is one statement where the engine
+ * can insert in a WITH; otherwise one statement a row.
+ */
+export async function insertOutbox(
+  tx: Tx,
+  engine: Engine,
+  event: WebhookEventTable,
+  deliveries: readonly WebhookDeliveryTable[],
+): Promise<void> {
+  const [only] = deliveries;
+  if (engine.insertsInWith && deliveries.length === 1 && only !== undefined) {
+    const e = Object.entries(event);
+    const d = Object.entries(only);
+    const params = Object.fromEntries([
+      ...e.map(([c, v]) => [`event_${c}`, v]),
+      ...d.map(([c, v]) => [`delivery_${c}`, v]),
+    ]) as Prefixed;
+    await EVENT_WITH_DELIVERY.execute(tx, params, `${e.map(([c]) => c).join(',')}|${d.map(([c]) => c).join(',')}`);
+  } else {
+    await INSERT_EVENT(tx, event);
+    for (const delivery of deliveries) await INSERT_DELIVERY(tx, delivery);
+  }
+  if (deliveries.length > 0) tellWritten(deliveries.map((d) => d.endpoint_id));
 }
 
 export type DeliveryRow = WebhookDeliveryTable & { type: string };

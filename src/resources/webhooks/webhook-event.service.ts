@@ -4,7 +4,7 @@ import { toInstant } from '../../lib/time.ts';
 import type { Scope } from '../actor.model.ts';
 import type { Tx } from '../writes/write.pipeline.ts';
 import type { Engine } from '../../db/dialects/types.ts';
-import { insertOutbox } from './webhook-outbox.repo.ts';
+import { insertOutbox } from './webhook-delivery.repo.ts';
 import { enabledEndpoints } from './webhook-endpoint.repo.ts';
 import { subscribes } from './webhook.model.ts';
 
