@@ -1,4 +1,4 @@
-import { sql, type Insertable } from 'kysely';
+import { sql } from 'kysely';
 import type { Engine } from '../../db/dialects/types.ts';
 import { PreparedQuery, preparedInsert } from '../../db/prepared.ts';
 import type { Queryable, Tx, WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../../db/schema.ts';
