@@ -11,6 +11,7 @@ import { demoBanner, type DemoOutcome, listeningUrl, prepareDemo } from './demo.
 import { HourlyActivityCheck } from './jobs/activity-schedule.ts';
 import { RetentionJobs } from './jobs/retention.ts';
 import { UndoJobWorker } from './jobs/undo-jobs.ts';
+import { eventLoopGauge } from './jobs/event-loop-gauge.ts';
 import { WebhookDeliveryWorker } from './jobs/webhook-delivery.ts';
 import { systemClock } from './lib/time.ts';
 
@@ -131,6 +132,8 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
   retention.start();
   // DECISIONS "Webhooks": every process delivers; claims keep two from making the same attempt.
   const deliveries = app.metrics.getSingleMetric('venue_api_webhook_deliveries_total') as Counter<'outcome'>;
+  // Deliveries give way to this process's requests while it is busy serving them.
+  const load = eventLoopGauge();
   const webhooks = new WebhookDeliveryWorker({
     store: storage,
     engine: storage.engine,
@@ -140,6 +143,7 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
     retrySchedule: config.webhookRetrySchedule,
     log: app.log,
     onOutcome: (outcome) => deliveries.inc({ outcome }),
+    yieldTo: load,
   });
   webhooks.start();
   // The console's undos: every process runs them; a claim keeps each job to one process.
@@ -167,6 +171,7 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
     app.log.info({ signal }, 'closing: finishing in-flight requests');
     clearInterval(statistics);
     await Promise.all([activityCheck.stop(), retention.stop(), webhooks.stop(), undos.stop(), app.close()]);
+    load.stop();
     await storage.close();
     process.exit(0);
   };

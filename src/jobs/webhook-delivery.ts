@@ -1,6 +1,8 @@
 import type { Engine } from '../db/dialects/types.ts';
 import type { Writer } from '../db/write.ts';
+import { performance } from 'node:perf_hooks';
 import type { Clock } from '../lib/time.ts';
+import type { LoadGauge } from './event-loop-gauge.ts';
 import { signWebhook } from '../lib/webhook-signature.ts';
 import {
   claimDue,
@@ -59,7 +61,19 @@ export interface WebhookWorkerDeps {
   perEndpoint?: number;
   /** The attempt itself (tests replace it). */
   send?: typeof postWebhook;
+  /**
+   * The server's requests come first: while this gauge says the process is busy, attempts
+   * start at most `busyStartsPerSecond` a second, so a burst of writes with an endpoint
+   * listening costs the API a small share of its CPU and the queue catches up once the load
+   * eases (its depth and oldest age are in /metrics). Unset (tests, the CLI): no limit.
+   */
+  yieldTo?: LoadGauge;
+  /** Attempts started a second while `yieldTo` says busy; BUSY_STARTS_PER_SECOND unset. */
+  busyStartsPerSecond?: number;
 }
+
+/** Attempts a busy process still starts a second: the queue keeps moving, at a few percent of its CPU. */
+export const BUSY_STARTS_PER_SECOND = 100;
 
 /** A claim outlives the longest attempt, with room for writing its outcome. */
 const LEASE_MS = ATTEMPT_TIMEOUT_MS + 20_000;
@@ -112,6 +126,10 @@ export class WebhookDeliveryWorker {
   private released: Held[] = [];
   private gatherTimer: NodeJS.Timeout | null = null;
   private recording: Promise<void> | null = null;
+  /** While busy: starts allowed now, and the timer that starts more once they are used. */
+  private busyAllowance = 0;
+  private busyRefilled = 0;
+  private busyTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: WebhookWorkerDeps) {}
 
@@ -171,9 +189,10 @@ export class WebhookDeliveryWorker {
     this.started = false;
     this.unsubscribe?.();
     this.unsubscribe = null;
-    for (const timer of [this.pollTimer, this.wakeTimer]) if (timer) clearTimeout(timer);
+    for (const timer of [this.pollTimer, this.wakeTimer, this.busyTimer]) if (timer) clearTimeout(timer);
     this.pollTimer = null;
     this.wakeTimer = null;
+    this.busyTimer = null;
     await this.filling;
     for (const held of this.waiting.values()) this.released.push(...held);
     this.waiting.clear();
@@ -286,11 +305,40 @@ export class WebhookDeliveryWorker {
     }
   }
 
+  /**
+   * How many attempts may start now: unlimited unless the process is busy serving (yieldTo),
+   * then what is left of this second's share, refilled as time passes, with a timer to start
+   * the rest once more is allowed.
+   */
+  private startsAllowed(): number {
+    if (!this.deps.yieldTo?.busy() || this.stopping) return Number.POSITIVE_INFINITY;
+    const rate = this.deps.busyStartsPerSecond ?? BUSY_STARTS_PER_SECOND;
+    const now = performance.now();
+    this.busyAllowance = Math.min(rate / 10, this.busyAllowance + ((now - this.busyRefilled) * rate) / 1000);
+    this.busyRefilled = now;
+    if (this.busyAllowance < 1 && !this.busyTimer) {
+      this.busyTimer = setTimeout(
+        () => {
+          this.busyTimer = null;
+          this.startAttempts();
+        },
+        Math.ceil(1000 / rate),
+      ).unref();
+    }
+    return Math.floor(this.busyAllowance);
+  }
+
   /** Starts what slots allow, oldest claim first for each endpoint. */
   private startAttempts(): void {
     let inFlight = this.inFlight.size;
+    let allowed = this.startsAllowed();
     for (const [endpointId, list] of this.waiting) {
-      while (list.length > 0 && inFlight < this.slots && (this.running.get(endpointId) ?? 0) < this.cap) {
+      while (
+        list.length > 0 &&
+        inFlight < this.slots &&
+        allowed > 0 &&
+        (this.running.get(endpointId) ?? 0) < this.cap
+      ) {
         const held = list.shift()!;
         if (this.stopping || held.lease - this.deps.clock() < START_WITHIN_LEASE_MS) {
           this.released.push(held);
@@ -300,6 +348,8 @@ export class WebhookDeliveryWorker {
         }
         this.running.set(endpointId, (this.running.get(endpointId) ?? 0) + 1);
         inFlight++;
+        allowed--;
+        if (Number.isFinite(allowed)) this.busyAllowance--;
         const attempt = this.attempt(held).finally(() => {
           this.inFlight.delete(attempt);
           const left = (this.running.get(endpointId) ?? 1) - 1;

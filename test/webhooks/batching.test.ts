@@ -316,6 +316,52 @@ describe.each(ENGINES)('batched webhook delivery on %s', (engine) => {
     expect(rows.every((r) => r.status === 'delivered' && r.claimed_until === null)).toBe(true);
   });
 
+  it('while the process is busy serving, attempts start at the busy rate, and every one is still made', async () => {
+    const started: number[] = [];
+    let busy = true;
+    const rate = 20;
+    const w = new WebhookDeliveryWorker({
+      store: storage,
+      engine: storage.engine,
+      clock: now,
+      mail: { smtpUrl: null, mailFrom: 'test@example.com' },
+      allowPrivate: true,
+      retrySchedule: [5],
+      pollMs: 60_000,
+      yieldTo: { busy: () => busy, stop: () => undefined },
+      busyStartsPerSecond: rate,
+      send: async () => {
+        started.push(performance.now());
+        return ok();
+      },
+    });
+    w.start();
+    try {
+      await events(10); // 30 deliveries, 10 to each endpoint
+      const until = Date.now() + 10_000;
+      while (started.length < 30 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      expect(started).toHaveLength(30);
+      // A burst of a tenth of a second's share, then no faster than the rate (timers fire late, never early).
+      const burst = rate / 10;
+      const first = started[0]!;
+      for (let k = burst; k < started.length; k++) {
+        expect(started[k]! - first).toBeGreaterThanOrEqual(((k - burst) * 1000) / rate - 5);
+      }
+      // Not busy: what is due starts at once.
+      busy = false;
+      started.length = 0;
+      await events(10);
+      const soon = Date.now() + 5_000;
+      while (started.length < 30 && Date.now() < soon) await new Promise((r) => setTimeout(r, 10));
+      expect(started).toHaveLength(30);
+      expect(started.at(-1)! - started[0]!).toBeLessThan(((30 - burst) * 1000) / rate);
+    } finally {
+      await w.stop();
+    }
+    const rows = await storage.db.selectFrom('webhook_deliveries').select(['status']).execute();
+    expect(rows.every((r) => r.status === 'delivered')).toBe(true);
+  });
+
   it('stopping gives back the deliveries it held but had not started, for any process to take at once', async () => {
     await events(40);
     let release!: () => void;
