@@ -29,12 +29,12 @@ export async function latestUndoJob(db: Queryable, workspaceId: string, keyId: s
  */
 export async function claimUndoJob(
   tx: Tx,
-  engine: Pick<Engine, 'name'>,
+  engine: Pick<Engine, 'claimRows'>,
   now: number,
   claim: string,
   leaseUntil: number,
 ): Promise<UndoJobTable | undefined> {
-  let due = tx
+  const due = tx
     .selectFrom('undo_jobs')
     .select('id')
     .where((eb) =>
@@ -45,8 +45,7 @@ export async function claimUndoJob(
     )
     .orderBy('created_at')
     .limit(1);
-  if (engine.name === 'postgres') due = due.forUpdate().skipLocked();
-  const found = await due.executeTakeFirst();
+  const found = await engine.claimRows(due).executeTakeFirst();
   if (!found) return undefined;
   await tx
     .updateTable('undo_jobs')
