@@ -6,6 +6,7 @@ import {
   KEY_LOG_COUNTED,
   keyLogPage,
 } from '../../src/resources/changes/change-log.repo.ts';
+import { migrateDownTo, migrateToLatest } from '../../src/db/migrate.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 
@@ -108,5 +109,35 @@ describe.each(ENGINES)('a key’s log page on %s', (engine) => {
         .reverse()
         .map((r) => r.id),
     );
+  });
+
+  it('017 fills the key of the undo rows already there, and undoes cleanly', async () => {
+    const key = (await t.makeKey({ name: 'before 017', mode: 'live' })).id;
+    await migrateDownTo(t.storage, '015-undo-jobs');
+    try {
+      const own = changeRow(author(key), change(T0 + 1, 'cus_m', 2));
+      const undo = changeRow(author('staff_1', 'staff'), change(T0 + 2, 'cus_m', 3, own));
+      const orphan = changeRow(author('staff_1', 'staff'), change(T0 + 3, 'cus_m', 4));
+      // The rows as the previous version writes them: no reverts_key_id column.
+      const strip = ({ reverts_key_id: _k, ...row }: ChangeLogTable) => row;
+      await t.storage.db
+        .insertInto('change_log')
+        .values([own, undo, { ...orphan, reverts: 'change_gone' }].map(strip) as never)
+        .execute();
+      await migrateToLatest(t.storage);
+      const filled = await t.storage.db
+        .selectFrom('change_log')
+        .select(['id', 'reverts_key_id'])
+        .where('id', 'in', [own.id, undo.id, orphan.id])
+        .execute();
+      expect(Object.fromEntries(filled.map((r) => [r.id, r.reverts_key_id]))).toEqual({
+        [own.id]: null,
+        [undo.id]: key,
+        [orphan.id]: '',
+      });
+      expect(await ids(key, 0)).toEqual([undo.id, own.id]);
+    } finally {
+      await migrateToLatest(t.storage);
+    }
   });
 });
