@@ -249,6 +249,12 @@ export interface ChangeLogTable {
   after: string | null;
   /** The change this one undid. */
   reverts: string | null;
+  /**
+   * The key whose change this one undid ('' when that was not a key's change or is gone);
+   * null on every row that reverts nothing, and on undo rows a server older than
+   * 017-change-log-undo-index wrote.
+   */
+  reverts_key_id: string | null;
   undone_at: number | null;
   undo_outcome: 'reverted' | 'partial' | 'skipped' | null;
 }

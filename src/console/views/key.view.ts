@@ -1,5 +1,6 @@
 import type { Change, FieldMap } from '../../resources/changes/change-log.repo.ts';
 import type { KeyHistoryPage } from '../../resources/changes/key-history.service.ts';
+import { KEY_LOG_COUNTED } from '../../resources/changes/change-log.repo.ts';
 import type { UndoJobView } from '../../resources/changes/undo-job.service.ts';
 import type { KeyUsage } from '../../resources/keys/key-usage.service.ts';
 import type { KeyRecord } from '../../resources/keys/key.repo.ts';
@@ -31,11 +32,11 @@ function logTable(keyId: string, history: KeyHistoryPage) {
   if (history.total === 0) return html`<p>This key has changed nothing.</p>`;
   const pager = html`<nav class="pager" aria-label="Change log pages">
       ${history.page > 1 && html`<a href="/console/keys/${keyId}?page=${history.page - 1}#log">Newer changes</a>`}
-      <span>Page ${history.page} of ${history.pages}</span>
-      ${history.page < history.pages && html`<a href="/console/keys/${keyId}?page=${history.page + 1}#log">Older changes</a>`}
+      <span>Page ${history.page}${history.pages !== null && ` of ${history.pages}`}</span>
+      ${history.older && html`<a href="/console/keys/${keyId}?page=${history.page + 1}#log">Older changes</a>`}
     </nav>`;
   return html`<table>
-      <caption class="hint">${history.total} change(s), newest first</caption>
+      <caption class="hint">${history.total ?? `More than ${KEY_LOG_COUNTED.toLocaleString('en')}`} change(s), newest first</caption>
       <thead><tr><th scope="col">When</th><th scope="col">Action</th><th scope="col">Customer</th>
         <th scope="col">Before</th><th scope="col">After</th><th scope="col">By</th></tr></thead>
       <tbody>${history.changes.map(

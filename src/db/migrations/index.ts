@@ -12,6 +12,7 @@ import * as audit from './012-audit.ts';
 import * as keyActivityChecks from './013-key-activity-checks.ts';
 import * as changeLogKeyOrder from './014-change-log-key-order.ts';
 import * as undoJobs from './015-undo-jobs.ts';
+import * as changeLogUndoIndex from './017-change-log-undo-index.ts';
 
 /** Migrations are listed here (not read from disk) so they run the same under tsx and tests. */
 export const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ export const migrations: Record<string, Migration> = {
   '013-key-activity-checks': keyActivityChecks,
   '014-change-log-key-order': changeLogKeyOrder,
   '015-undo-jobs': undoJobs,
+  '017-change-log-undo-index': changeLogUndoIndex,
 };
 
 export const migrationProvider: MigrationProvider = {

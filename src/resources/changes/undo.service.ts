@@ -131,6 +131,7 @@ export async function undoCustomer(tx: Tx, actor: Actor, target: UndoTarget): Pr
       before: op.before,
       after: op.after,
       reverts: op.change.id,
+      revertsKey: op.change.key_id,
     });
   }
   for (const [id, outcome] of plan.outcomes) {
