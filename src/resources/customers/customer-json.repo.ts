@@ -130,7 +130,7 @@ export function checkCustomerJson(db: Queryable): void {
 }
 
 /** What every customer read binds; a page binds its steps too. */
-interface ReadParams {
+export interface ReadParams {
   workspaceId: string;
   livemode: number;
   adultCutoff: string;
@@ -168,7 +168,7 @@ const PAGE = new PreparedQuery<PageParams, CustomerJsonRow>((db, param, shape) =
   return pageSteps(query, 'customers', since, after, param('take'));
 });
 
-function readParams(reader: CustomerReader): ReadParams {
+export function readParams(reader: CustomerReader): ReadParams {
   return {
     workspaceId: reader.workspaceId,
     livemode: reader.livemode ? 1 : 0,

@@ -1,8 +1,16 @@
-import { PreparedQuery, preparedInsert } from '../../db/prepared.ts';
+import { type Param, PreparedQuery } from '../../db/prepared.ts';
 import type { Transaction } from 'kysely';
 import type { CustomerTable, Database, Queryable } from '../../db/schema.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
 import type { Scope } from '../actor.model.ts';
+import {
+  customerJson,
+  readParams,
+  type CustomerJsonRow,
+  type CustomerReader,
+  type CustomerView,
+  type ReadParams,
+} from './customer-json.repo.ts';
 
 /**
  * Writes to customers and their memberships. Every change to a customer, memberships
@@ -45,13 +53,42 @@ export async function lockCustomer(
   return query.returningAll().executeTakeFirst();
 }
 
-/** Inserts unless a unique index refuses (the email is taken): answers whether it did. */
-// Every create runs it: compiled once (db/prepared.ts).
-const INSERT_CUSTOMER = preparedInsert('customers', { doNothingOnConflict: true });
-
-export async function insertCustomer(tx: Transaction<Database>, row: CustomerTable): Promise<boolean> {
-  return (await INSERT_CUSTOMER(tx, row)) === 1;
+/**
+ * Inserts the customer unless a unique index refuses (its email is taken), and answers its
+ * JSON as the reader sees it, built by the read statement's own expression over the row the
+ * INSERT returns (customer-json.repo.ts): one statement, the answer byte for byte what a GET
+ * sends. Undefined when refused.
+ */
+export async function insertCustomerJson(
+  tx: Transaction<Database>,
+  row: CustomerTable,
+  reader: CustomerReader,
+  view: CustomerView,
+): Promise<CustomerJsonRow | undefined> {
+  const values = row as unknown as Record<string, unknown>;
+  const columns = Object.keys(values);
+  const params = { ...readParams(reader), ...Object.fromEntries(columns.map((c) => [`row_${c}`, values[c]])) };
+  const [answer] = await INSERT_ANSWERING.execute(tx, params, `${columns.join(',')}|${view.masked ? 'm' : ''}`);
+  return answer;
 }
+
+// Every create runs it: compiled once per set of columns and view (db/prepared.ts).
+const INSERT_ANSWERING = new PreparedQuery<ReadParams & Record<`row_${string}`, unknown>, CustomerJsonRow>(
+  (db, param, shape) => {
+    const [columns = '', masked] = shape.split('|');
+    const values = Object.fromEntries(columns.split(',').map((c) => [c, param(`row_${c}`)]));
+    return db
+      .insertInto('customers')
+      .values(values as never)
+      .onConflict((oc) => oc.doNothing())
+      .returning([
+        'customers.id',
+        'customers.created_at',
+        'customers.version',
+        customerJson(db, param as Param<ReadParams>, masked === 'm').as('record'),
+      ]);
+  },
+);
 
 /** Sets `set` and moves the version on by one; throws StaleWrite when the row moved first. */
 export async function bumpCustomer(

@@ -9,7 +9,7 @@ import type { CreateCustomerBody, UpdateCustomerBody } from './customer-body.sch
 import { changedColumns, EDITABLE, toCustomerPatch, todayUtc, type CustomerPatch } from './customer-input.model.ts';
 import { JsonText } from '../json-text.model.ts';
 import { readCustomerJson } from './customer-json.repo.ts';
-import { bumpCustomer, emailOwner, insertCustomer, lockCustomer } from './customer-write.repo.ts';
+import { bumpCustomer, emailOwner, insertCustomerJson, lockCustomer } from './customer-write.repo.ts';
 import { countryCode } from './phone.model.ts';
 
 /** Create, update and delete a customer (SPEC "Behaviour rules" 1-5), as write services. */
@@ -90,9 +90,10 @@ export async function createCustomer(tx: Tx, actor: Actor, body: CreateCustomerB
   };
   // The email's unique index (one live customer per email in a workspace and mode) is the
   // check: no look-up first, and no race between a look-up and the INSERT.
-  if (!(await insertCustomer(tx, row))) throw conflict(EMAIL_TAKEN);
+  const answer = await insertCustomerJson(tx, row, actor, { masked: actor.contactsMasked });
+  if (!answer) throw conflict(EMAIL_TAKEN);
   return {
-    value: await presentCustomer(tx, actor, row.id),
+    value: { record: new JsonText(answer.record, [answer.id]), version: String(answer.version) },
     changes: [
       { at: now, action: 'customer.create', customerId: row.id, version: 1, before: null, after: pickEditable(row) },
     ],
