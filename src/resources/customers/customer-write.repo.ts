@@ -65,18 +65,19 @@ export async function insertCustomerJson(
   reader: CustomerReader,
   view: CustomerView,
 ): Promise<CustomerJsonRow | undefined> {
-  const values = row as unknown as Record<string, unknown>;
-  const columns = Object.keys(values);
-  const params = { ...readParams(reader), ...Object.fromEntries(columns.map((c) => [`row_${c}`, values[c]])) };
-  const [answer] = await INSERT_ANSWERING.execute(tx, params, `${columns.join(',')}|${view.masked ? 'm' : ''}`);
+  // The row's columns are the statement's parameters by their own names, with the one value
+  // the record's expression binds (customerJson: adultCutoff).
+  const params = Object.assign({ adultCutoff: readParams(reader).adultCutoff }, row);
+  const shape = `${Object.keys(row).join(',')}|${view.masked ? 'm' : ''}`;
+  const [answer] = await INSERT_ANSWERING.execute(tx, params, shape);
   return answer;
 }
 
 // Every create runs it: compiled once per set of columns and view (db/prepared.ts).
-const INSERT_ANSWERING = new PreparedQuery<ReadParams & Record<`row_${string}`, unknown>, CustomerJsonRow>(
+const INSERT_ANSWERING = new PreparedQuery<CustomerTable & { adultCutoff: string }, CustomerJsonRow>(
   (db, param, shape) => {
     const [columns = '', masked] = shape.split('|');
-    const values = Object.fromEntries(columns.split(',').map((c) => [c, param(`row_${c}`)]));
+    const values = Object.fromEntries(columns.split(',').map((c) => [c, param(c as keyof CustomerTable)]));
     return db
       .insertInto('customers')
       .values(values as never)
@@ -85,7 +86,7 @@ const INSERT_ANSWERING = new PreparedQuery<ReadParams & Record<`row_${string}`, 
         'customers.id',
         'customers.created_at',
         'customers.version',
-        customerJson(db, param as Param<ReadParams>, masked === 'm').as('record'),
+        customerJson(db, param as unknown as Param<ReadParams>, masked === 'm').as('record'),
       ]);
   },
 );

@@ -15,10 +15,8 @@ export interface AnswerToStore {
   now: number;
 }
 
-type TailParams = Partial<SaveParams> & { workspaceId: string; mode: 'live' | 'test' } & Record<
-    `change_${string}`,
-    unknown
-  >;
+// The change-log row's columns (snake_case) and the stored answer's parameters (camelCase), by their own names.
+type TailParams = Partial<SaveParams> & { workspaceId: string; mode: 'live' | 'test' } & Partial<ChangeLogTable>;
 
 /**
  * The write's one change-log row and, for a POST, its stored answer, in the WITH of the
@@ -27,7 +25,7 @@ type TailParams = Partial<SaveParams> & { workspaceId: string; mode: 'live' | 't
  */
 const TAIL = new PreparedQuery<TailParams, WebhookEndpointTable>((db, param, shape) => {
   const [columns = '', answer] = shape.split('|');
-  const change = Object.fromEntries(columns.split(',').map((c) => [c, param(`change_${c}`)]));
+  const change = Object.fromEntries(columns.split(',').map((c) => [c, param(c as keyof ChangeLogTable)]));
   const endpoints = (q: typeof db) =>
     q
       .selectFrom('webhook_endpoints')
@@ -59,14 +57,12 @@ export async function writeTail(
 ): Promise<WebhookEndpointTable[]> {
   const [only] = rows;
   if (engine.insertsInWith && rows.length === 1 && only !== undefined) {
-    const columns = Object.entries(only);
-    const params: TailParams = {
-      ...(stored ? saveParams(stored.claim, stored.answer, stored.now) : {}),
-      workspaceId: scope.workspaceId,
-      mode: scope.livemode ? 'live' : 'test',
-      ...Object.fromEntries(columns.map(([c, v]) => [`change_${c}`, v])),
-    };
-    const shape = `${columns.map(([c]) => c).join(',')}|${stored ? 'answer' : ''}`;
+    const params: TailParams = Object.assign(
+      { workspaceId: scope.workspaceId, mode: scope.livemode ? ('live' as const) : ('test' as const) },
+      stored ? saveParams(stored.claim, stored.answer, stored.now) : {},
+      only,
+    );
+    const shape = `${Object.keys(only).join(',')}|${stored ? 'answer' : ''}`;
     const run = () => TAIL.execute(tx, params, shape);
     return stored ? storing(run) : run();
   }
