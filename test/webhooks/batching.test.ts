@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage, type Storage } from '../../src/db/index.ts';
 import type { Writer } from '../../src/db/write.ts';
-import { WebhookDeliveryWorker } from '../../src/jobs/webhook-delivery.ts';
+import { WebhookDeliveryWorker, type WebhookWorkerDeps } from '../../src/jobs/webhook-delivery.ts';
 import type { AttemptResult } from '../../src/jobs/webhook-sender.ts';
 import { writeEvents } from '../../src/resources/webhooks/webhook-event.service.ts';
 import { createEndpoint } from '../../src/resources/webhooks/webhook.service.ts';
@@ -77,18 +77,21 @@ describe.each(ENGINES)('batched webhook delivery on %s', (engine) => {
   function worker(
     store: Writer,
     send: (url: string, body: string, headers: Record<string, string>) => Promise<AttemptResult>,
-    options: { schedule?: number[]; perEndpoint?: number; slots?: number } = {},
+    options: { schedule?: number[] } & Pick<
+      WebhookWorkerDeps,
+      'perEndpoint' | 'slots' | 'pollMs' | 'yieldTo' | 'busyStartsPerSecond'
+    > = {},
   ) {
+    const { schedule, ...rest } = options;
     return new WebhookDeliveryWorker({
       store,
       engine: storage.engine,
       clock: now,
       mail: { smtpUrl: null, mailFrom: 'test@example.com' },
       allowPrivate: true,
-      retrySchedule: options.schedule ?? [5],
+      retrySchedule: schedule ?? [5],
       send: (url, body, headers) => send(url, body, headers),
-      ...(options.perEndpoint ? { perEndpoint: options.perEndpoint } : {}),
-      ...(options.slots ? { slots: options.slots } : {}),
+      ...rest,
     });
   }
 
@@ -288,19 +291,14 @@ describe.each(ENGINES)('batched webhook delivery on %s', (engine) => {
 
   it('a started worker claims what this process writes at once, without waiting for its poll', async () => {
     const sent: string[] = [];
-    const w = new WebhookDeliveryWorker({
-      store: storage,
-      engine: storage.engine,
-      clock: now,
-      mail: { smtpUrl: null, mailFrom: 'test@example.com' },
-      allowPrivate: true,
-      retrySchedule: [5],
-      pollMs: 60_000,
-      send: async (_url, _body, headers) => {
+    const w = worker(
+      storage,
+      async (_url, _body, headers) => {
         sent.push(headers['webhook-id']!);
         return ok();
       },
-    });
+      { pollMs: 60_000 },
+    );
     w.start();
     try {
       // Let its first look (and its read of nothing due) pass.
@@ -320,21 +318,14 @@ describe.each(ENGINES)('batched webhook delivery on %s', (engine) => {
     const started: number[] = [];
     let busy = true;
     const rate = 20;
-    const w = new WebhookDeliveryWorker({
-      store: storage,
-      engine: storage.engine,
-      clock: now,
-      mail: { smtpUrl: null, mailFrom: 'test@example.com' },
-      allowPrivate: true,
-      retrySchedule: [5],
-      pollMs: 60_000,
-      yieldTo: { busy: () => busy, stop: () => undefined },
-      busyStartsPerSecond: rate,
-      send: async () => {
+    const w = worker(
+      storage,
+      async () => {
         started.push(performance.now());
         return ok();
       },
-    });
+      { pollMs: 60_000, yieldTo: { busy: () => busy, stop: () => undefined }, busyStartsPerSecond: rate },
+    );
     w.start();
     try {
       await events(10); // 30 deliveries, 10 to each endpoint

@@ -1,6 +1,6 @@
-import { sql, type Insertable, type Updateable } from 'kysely';
+import { sql, type Insertable, type QueryCreator, type Updateable } from 'kysely';
 import { PreparedQuery } from '../../db/prepared.ts';
-import type { Queryable, Tx, WebhookEndpointTable } from '../../db/schema.ts';
+import type { Database, Queryable, Tx, WebhookEndpointTable } from '../../db/schema.ts';
 import type { Scope } from '../actor.model.ts';
 
 /** Webhook endpoints (011-webhooks): every query names its workspace (CONVENTIONS 4). */
@@ -44,15 +44,23 @@ export async function enabledEndpoints(db: Queryable, scope: Scope): Promise<Web
   return ENABLED.execute(db, { workspaceId: scope.workspaceId, mode: scope.livemode ? 'live' : 'test' });
 }
 
+/**
+ * The query of the enabled endpoints of a workspace's mode, for the statements that select
+ * them: the look-up below, and a write's last statement (write-tail.repo.ts).
+ */
+export function selectEnabledEndpoints(db: QueryCreator<Database>, workspaceId: string, mode: 'live' | 'test') {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('mode', '=', mode)
+    .where('status', '=', sql.lit('enabled'));
+}
+
 // Every write of a customer asks it (where the engine cannot fold it into the write's last
 // statement, write-tail.repo.ts): compiled once (db/prepared.ts).
 const ENABLED = new PreparedQuery<{ workspaceId: string; mode: 'live' | 'test' }, WebhookEndpointTable>((db, param) =>
-  db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('workspace_id', '=', param('workspaceId'))
-    .where('mode', '=', param('mode'))
-    .where('status', '=', sql.lit('enabled')),
+  selectEnabledEndpoints(db, param('workspaceId'), param('mode')),
 );
 
 export async function updateEndpoint(

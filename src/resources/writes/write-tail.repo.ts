@@ -1,10 +1,10 @@
-import { sql } from 'kysely';
+import type { QueryCreator } from 'kysely';
 import type { Engine } from '../../db/dialects/types.ts';
 import { PreparedQuery } from '../../db/prepared.ts';
-import type { ChangeLogTable, Tx, WebhookEndpointTable } from '../../db/schema.ts';
+import type { ChangeLogTable, Database, Tx, WebhookEndpointTable } from '../../db/schema.ts';
 import type { Scope } from '../actor.model.ts';
 import { insertChangeRows } from '../changes/change-log.repo.ts';
-import { enabledEndpoints } from '../webhooks/webhook-endpoint.repo.ts';
+import { enabledEndpoints, selectEnabledEndpoints } from '../webhooks/webhook-endpoint.repo.ts';
 import { answerRow, saveAnswer, saveParams, storing, type SaveParams } from './idempotency.repo.ts';
 import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
 
@@ -26,19 +26,14 @@ type TailParams = Partial<SaveParams> & { workspaceId: string; mode: 'live' | 't
 const TAIL = new PreparedQuery<TailParams, WebhookEndpointTable>((db, param, shape) => {
   const [columns = '', answer] = shape.split('|');
   const change = Object.fromEntries(columns.split(',').map((c) => [c, param(c as keyof ChangeLogTable)]));
-  const endpoints = (q: typeof db) =>
-    q
-      .selectFrom('webhook_endpoints')
-      .selectAll()
-      .where('workspace_id', '=', param('workspaceId'))
-      .where('mode', '=', param('mode'))
-      .where('status', '=', sql.lit('enabled'));
+  // The WITH adds names the look-up never reads, so it is the plain database's query.
+  const endpoints = (q: object) =>
+    selectEnabledEndpoints(q as QueryCreator<Database>, param('workspaceId'), param('mode'));
   const withChange = db.with('change', (w) => w.insertInto('change_log').values(change as never));
-  if (answer !== 'answer') return endpoints(withChange as unknown as typeof db);
-  const withAnswer = withChange.with('answer', (w) =>
-    w.insertInto('idempotency_keys').values(answerRow(param as never)),
+  if (answer !== 'answer') return endpoints(withChange);
+  return endpoints(
+    withChange.with('answer', (w) => w.insertInto('idempotency_keys').values(answerRow(param as never))),
   );
-  return endpoints(withAnswer as unknown as typeof db);
 });
 
 /**
