@@ -1,6 +1,6 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkPage, signIn } from '../helpers/browser.ts';
+import { checkPage, signedInPage } from '../helpers/browser.ts';
 import { runActivityCheck } from '../../src/jobs/activity-check.ts';
 import { HOUR_MS, hourStart } from '../../src/jobs/activity.repo.ts';
 import { newId } from '../../src/lib/ids.ts';
@@ -99,15 +99,7 @@ describe('a key’s page in Chromium', { timeout: 90_000 }, () => {
     });
     expect(changed.status).toBe(200);
 
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
-    const context = await browser.newContext();
-    context.setDefaultTimeout(30_000);
-    page = await context.newPage();
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
-    });
-    await signIn(page, server.url, 'owner@example.com', 'right password');
-    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    ({ browser, page } = await signedInPage(server.url, 'owner@example.com', 'right password', cspErrors));
   }, 90_000);
 
   afterAll(async () => {

@@ -1,9 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkPage, signIn } from '../helpers/browser.ts';
+import { checkPage, signedInPage } from '../helpers/browser.ts';
 import { systemClock } from '../../src/lib/time.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
 import { startServer, type ServerProcess } from '../helpers/server-process.ts';
@@ -63,15 +63,7 @@ describe('webhook pages in Chromium', { timeout: 90_000 }, () => {
       WEBHOOK_ALLOW_HTTP: 'on',
       WEBHOOK_ALLOW_PRIVATE: 'on',
     });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
-    const context = await browser.newContext();
-    context.setDefaultTimeout(30_000);
-    page = await context.newPage();
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
-    });
-    await signIn(page, server.url, 'owner@example.com', 'right password');
-    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    ({ browser, page } = await signedInPage(server.url, 'owner@example.com', 'right password', cspErrors));
   }, 90_000);
 
   afterAll(async () => {

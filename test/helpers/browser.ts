@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 /** What the console's Chromium tests share: axe-core on a page with its screenshot, and signing in. */
@@ -31,4 +31,26 @@ export async function signIn(page: Page, baseUrl: string, email: string, passwor
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/**
+ * Debian's Chromium with one page signed in as `email`, on the console's keys page; every
+ * message of the page that reports a Content-Security-Policy refusal goes into `cspErrors`.
+ */
+export async function signedInPage(
+  baseUrl: string,
+  email: string,
+  password: string,
+  cspErrors: string[],
+): Promise<{ browser: Browser; page: Page }> {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+  const context = await browser.newContext();
+  context.setDefaultTimeout(30_000);
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
+  });
+  await signIn(page, baseUrl, email, password);
+  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+  return { browser, page };
 }
