@@ -5,7 +5,8 @@ import { migrate, openStorage } from '../src/db/index.ts';
 import { createKey } from '../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../src/resources/workspaces/workspace.service.ts';
 import { seedWorkspace } from '../src/seed/seed.service.ts';
-import { ROOT, startUntilReady, type Child } from './processes.ts';
+import { addEndpoint, retireEndpoint } from './endpoint.ts';
+import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
 
 /**
  * `node --import tsx bench/ab.ts A B … [--scenarios get_one,create] [--rounds 5]`: builds compared
@@ -17,6 +18,8 @@ import { ROOT, startUntilReady, type Child } from './processes.ts';
  * machine. Prints one JSON line per measurement and a summary of ranges per bundle.
  * Settings: AB_CUSTOMERS (100,000), AB_SECONDS (8), AB_WARMUP (2), AB_CONNECTIONS (32),
  * AB_DB (a seeded file to reuse; seeded there when absent).
+ * `create_webhook` is `create` with one enabled endpoint posting to a local receiver
+ * (bench/webhook-receiver.mjs), made before its warm-up and removed with its queue after.
  */
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -43,7 +46,13 @@ function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-async function seed(): Promise<{ secret: string; ids: string[] }> {
+interface Seeded {
+  secret: string;
+  ids: string[];
+  workspaceId: string;
+}
+
+async function seed(): Promise<Seeded> {
   const meta = `${DB}.json`;
   if (existsSync(DB) && existsSync(meta)) return JSON.parse(readFileSync(meta, 'utf8'));
   for (const f of [DB, `${DB}-wal`, `${DB}-shm`]) rmSync(f, { force: true });
@@ -73,7 +82,7 @@ async function seed(): Promise<{ secret: string; ids: string[] }> {
       .where('workspace_id', '=', ws.id)
       .where('livemode', '=', 1)
       .execute();
-    const out = { secret, ids: rows.map((r) => r.id) };
+    const out = { secret, ids: rows.map((r) => r.id), workspaceId: ws.id };
     writeFileSync(meta, JSON.stringify(out));
     return out;
   } finally {
@@ -98,6 +107,7 @@ function scenario(name: string, url: string, headers: Record<string, string>, id
     case 'not_found':
       return { url: `${url}/nowhere/at/all`, headers };
     case 'create':
+    case 'create_webhook':
       return {
         url: `${url}/customers`,
         method: 'POST',
@@ -137,19 +147,35 @@ interface Measure {
   non2xx: number;
 }
 
-async function measure(variant: string, round: number, secret: string, ids: string[]): Promise<Measure[]> {
-  const env = { DATABASE_URL: DB, DEMO: 'off', LOG_LEVEL: 'warn', BASE_URL: '' };
+let receiver: Child | undefined;
+
+async function receiverUrl(): Promise<string> {
+  receiver ??= await startChild(['bench/webhook-receiver.mjs'], {}, /listening at (http:\/\/\S+)/);
+  return `${receiver.url}/hooks`;
+}
+
+async function measure(variant: string, round: number, { secret, ids, workspaceId }: Seeded): Promise<Measure[]> {
+  const env = {
+    DATABASE_URL: DB,
+    DEMO: 'off',
+    LOG_LEVEL: 'warn',
+    BASE_URL: '',
+    WEBHOOK_ALLOW_HTTP: 'on',
+    WEBHOOK_ALLOW_PRIVATE: 'on',
+  };
   const { child } = await startUntilReady([join('dist/ab', variant, 'server.js')], env);
   const out: Measure[] = [];
   try {
     const headers = { authorization: `Bearer ${secret}`, 'service-version': '2026-10-08' };
     for (const name of SCENARIOS) {
       const options = { connections: CONNECTIONS, ...scenario(name, child.url, headers, ids) };
+      const endpoint = name === 'create_webhook' ? await addEndpoint(DB, workspaceId, await receiverUrl()) : null;
       if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
       const pid = child.process.pid!;
       const before = cpuTicks(pid);
       const r = await autocannon({ ...options, duration: SECONDS });
       const ticks = cpuTicks(pid) - before;
+      if (endpoint) await retireEndpoint(DB, workspaceId, endpoint);
       const m: Measure = {
         variant,
         scenario: name,
@@ -171,7 +197,7 @@ async function measure(variant: string, round: number, secret: string, ids: stri
 
 async function main() {
   if (VARIANTS.length === 0) throw new Error('name the bundles to compare: dist/ab/<name>/server.js');
-  const { secret, ids } = await seed();
+  const seeded = await seed();
   // The file every round starts from, so a variant measured later finds the same data.
   const template = `${DB}.template`;
   if (!existsSync(template)) copyFileSync(DB, template);
@@ -182,7 +208,7 @@ async function main() {
     for (const variant of order) {
       for (const f of [`${DB}-wal`, `${DB}-shm`]) rmSync(f, { force: true });
       copyFileSync(template, DB);
-      all.push(...(await measure(variant, round, secret, ids)));
+      all.push(...(await measure(variant, round, seeded)));
     }
   }
   log('\nranges over rounds (min–max, median):');
@@ -200,4 +226,8 @@ async function main() {
   }
 }
 
-await main();
+try {
+  await main();
+} finally {
+  await receiver?.stop();
+}

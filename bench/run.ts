@@ -9,9 +9,9 @@ import { loadConfig } from '../src/config.ts';
 import { isPostgresUrl, migrate, openStorage } from '../src/db/index.ts';
 import { sqlitePath } from '../src/db/dialects/sqlite.ts';
 import { createKey } from '../src/resources/keys/key.service.ts';
-import { createEndpoint, deleteEndpoint } from '../src/resources/webhooks/webhook.service.ts';
 import { createWorkspace } from '../src/resources/workspaces/workspace.service.ts';
 import { seedWorkspace, type SeedCounts } from '../src/seed/seed.service.ts';
+import { addEndpoint, retireEndpoint } from './endpoint.ts';
 import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
 
 /**
@@ -287,47 +287,6 @@ async function readVersions(
 function header(headers: Record<string, unknown> | undefined, name: string): string | undefined {
   for (const [k, v] of Object.entries(headers ?? {})) if (k.toLowerCase() === name) return String(v);
   return undefined;
-}
-
-/** On SQLite, wait for the API's own writes (its delivery worker's) rather than fail at once. */
-const BESIDE_THE_API = { sqliteBusyTimeoutMs: 10_000 };
-
-/** One enabled live endpoint of the workspace posting every event type to `url`: its id. */
-async function addEndpoint(databaseUrl: string, workspaceId: string, url: string): Promise<string> {
-  const storage = await openStorage(databaseUrl, BESIDE_THE_API);
-  try {
-    const { endpoint } = await createEndpoint(
-      storage,
-      Date.now,
-      { allowHttp: true, allowPrivate: true },
-      { workspaceId, url, mode: 'live', contactsMasked: false, createdBy: 'bench' },
-    );
-    return endpoint.id;
-  } finally {
-    await storage.close();
-  }
-}
-
-/**
- * Counts the endpoint's deliveries by status, then deletes it with its queue, so the scenarios
- * after it run on a database like the one before it (no endpoint, no deliveries to claim).
- */
-async function retireEndpoint(databaseUrl: string, workspaceId: string, id: string) {
-  const storage = await openStorage(databaseUrl, BESIDE_THE_API);
-  try {
-    const rows = await storage.db
-      .selectFrom('webhook_deliveries')
-      .select((eb) => ['status', eb.fn.countAll<number | string>().as('n')])
-      .where('workspace_id', '=', workspaceId)
-      .where('endpoint_id', '=', id)
-      .groupBy('status')
-      .execute();
-    const count = (status: string) => Number(rows.find((r) => r.status === status)?.n ?? 0);
-    await deleteEndpoint(storage, workspaceId, id);
-    return { delivered: count('delivered'), pending: count('pending'), failed: count('failed') };
-  } finally {
-    await storage.close();
-  }
 }
 
 const median = (xs: number[]) => quantile(xs, 0.5);

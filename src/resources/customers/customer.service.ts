@@ -94,10 +94,16 @@ export async function createCustomer(tx: Tx, actor: Actor, body: CreateCustomerB
   if (!answer) throw conflict(EMAIL_TAKEN);
   return {
     value: { record: new JsonText(answer.record, [answer.id]), version: String(answer.version) },
+    records: unmaskedRecord(actor, answer.id, answer.record),
     changes: [
       { at: now, action: 'customer.create', customerId: row.id, version: 1, before: null, after: pickEditable(row) },
     ],
   };
+}
+
+/** The answer's record for the write's webhook events (Written.records), when the key sees contacts whole. */
+function unmaskedRecord(actor: Actor, id: string, json: string): ReadonlyMap<string, string> | undefined {
+  return actor.contactsMasked ? undefined : new Map([[id, json]]);
 }
 
 /** If-Match as the edge parsed it: the versions listed, "*" (any current version) or null (absent). */
@@ -152,8 +158,10 @@ export async function updateCustomer(
     throw err;
   }
   const before = Object.fromEntries(changed.map((c) => [c, row[c]]));
+  const value = await presentCustomer(tx, actor, updated.id);
   return {
-    value: await presentCustomer(tx, actor, updated.id),
+    value,
+    records: unmaskedRecord(actor, id, value.record.text),
     changes: [{ at: now, action: 'customer.update', customerId: id, version: updated.version, before, after: set }],
   };
 }

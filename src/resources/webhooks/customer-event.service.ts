@@ -14,17 +14,19 @@ const CUSTOMER_TYPES = ['customer.created', 'customer.updated', 'customer.delete
  * The webhook events of a write's customer changes, in its transaction (every writer: the
  * API's writes and undo through the write pipeline, the import). `data.object` is read with
  * the API's own read path inside the transaction, so it is what GET shows after the change.
- * `enabled`: the scope's enabled endpoints when the writer has read them already (the
- * pipeline reads them with its change-log rows); looked up when absent. With no endpoint
- * to send them to, nothing is read or written.
+ * `known.enabled`: the scope's enabled endpoints when the writer has read them already (the
+ * pipeline reads them with its change-log rows); looked up when absent. `known.records`:
+ * customers' JSON the write already has (Written.records), not read again. With no
+ * endpoint to send them to, nothing is read or written.
  */
 export async function recordCustomerEvents(
   tx: Tx,
   engine: Engine,
   scope: Scope,
   changes: readonly ChangeInput[],
-  enabled?: readonly WebhookEndpointTable[],
+  known: { enabled?: readonly WebhookEndpointTable[]; records?: ReadonlyMap<string, string> } = {},
 ): Promise<void> {
+  const { enabled, records } = known;
   if (changes.length === 0) return;
   const endpoints = enabled
     ? enabled.filter((e) => takesAny(e, CUSTOMER_TYPES))
@@ -44,21 +46,27 @@ export async function recordCustomerEvents(
       events.push({ type, at, object: { id, object: 'customer', deleted: true } });
       continue;
     }
-    const row = await readCustomerJson(
-      tx,
-      { workspaceId: scope.workspaceId, livemode: scope.livemode, clock: () => at },
-      id,
-    );
-    if (!row) continue;
-    const object = JSON.parse(row.record) as Record<string, unknown>;
+    const json = records?.get(id) ?? (await readRecord(tx, scope, id, at));
+    if (json === undefined) continue;
     if (type === 'customer.created') {
-      events.push({ type, at, object });
+      events.push({ type, at, objectJson: json });
       continue;
     }
+    const object = JSON.parse(json) as Record<string, unknown>;
     const before = earliestBefore(own);
     const removed = removedMemberships(before);
     const names = await vocabularyNames(tx, scope.workspaceId, removed);
-    events.push({ type, at, object, previous: previousAttributes(object, before, names) });
+    events.push({ type, at, objectJson: json, previous: previousAttributes(object, before, names) });
   }
   await writeEvents(tx, engine, scope, endpoints, events);
+}
+
+/** The customer as GET shows it at `at`, read with the API's own read path. */
+async function readRecord(tx: Tx, scope: Scope, id: string, at: number): Promise<string | undefined> {
+  const row = await readCustomerJson(
+    tx,
+    { workspaceId: scope.workspaceId, livemode: scope.livemode, clock: () => at },
+    id,
+  );
+  return row?.record;
 }

@@ -24,6 +24,11 @@ export type Tx = Transaction<Database>;
 export interface Written<T> {
   value: T;
   changes: ChangeInput[];
+  /**
+   * Customers' JSON as a GET without masking shows them after the write, by id, where the
+   * write has it at hand (its answer): their webhook events take it instead of reading again.
+   */
+  records?: ReadonlyMap<string, string>;
 }
 
 export type WriteService<I, T> = (tx: Tx, actor: Actor, input: I) => Promise<Written<T>>;
@@ -104,9 +109,9 @@ export class WritePipeline {
           this.store.write(async (tx) => {
             const stored = await this.claim(tx, claim, lock, actor.clock());
             if (stored) return { stored };
-            const { value, changes } = await service(tx, actor, input);
+            const { value, changes, records } = await service(tx, actor, input);
             const answer = write.answer(value);
-            await this.finish(tx, actor, changes, { claim, answer, now: actor.clock() });
+            await this.finish(tx, actor, changes, records, { claim, answer, now: actor.clock() });
             return { answer };
           }),
         );
@@ -145,8 +150,8 @@ export class WritePipeline {
   }
 
   private async apply<I, T>(tx: Tx, actor: Actor, service: WriteService<I, T>, input: I): Promise<T> {
-    const { value, changes } = await service(tx, actor, input);
-    await this.finish(tx, actor, changes, null);
+    const { value, changes, records } = await service(tx, actor, input);
+    await this.finish(tx, actor, changes, records, null);
     return value;
   }
 
@@ -154,10 +159,16 @@ export class WritePipeline {
    * Every write's last step: its change-log rows, a POST's stored answer, and the webhook
    * events of its changes for the endpoints the same statement found (write-tail.repo.ts).
    */
-  private async finish(tx: Tx, actor: Actor, changes: ChangeInput[], stored: AnswerToStore | null): Promise<void> {
+  private async finish(
+    tx: Tx,
+    actor: Actor,
+    changes: ChangeInput[],
+    records: ReadonlyMap<string, string> | undefined,
+    stored: AnswerToStore | null,
+  ): Promise<void> {
     const rows = changes.map((change) => changeRow(actor, change));
     const endpoints = await writeTail(tx, this.engine, actor, rows, stored);
-    await recordCustomerEvents(tx, this.engine, actor, changes, endpoints);
+    await recordCustomerEvents(tx, this.engine, actor, changes, { enabled: endpoints, records });
   }
 
   private async retrying<R>(attempt: () => Promise<R>): Promise<R> {
