@@ -13,6 +13,7 @@ import * as keyActivityChecks from './013-key-activity-checks.ts';
 import * as changeLogKeyOrder from './014-change-log-key-order.ts';
 import * as undoJobs from './015-undo-jobs.ts';
 import * as changeLogUndoIndex from './017-change-log-undo-index.ts';
+import * as changeLogUnusedIndexes from './018-change-log-unused-indexes.ts';
 
 /** Migrations are listed here (not read from disk) so they run the same under tsx and tests. */
 export const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ export const migrations: Record<string, Migration> = {
   '014-change-log-key-order': changeLogKeyOrder,
   '015-undo-jobs': undoJobs,
   '017-change-log-undo-index': changeLogUndoIndex,
+  '018-change-log-unused-indexes': changeLogUnusedIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {
