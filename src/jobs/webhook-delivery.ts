@@ -72,8 +72,11 @@ export interface WebhookWorkerDeps {
   busyStartsPerSecond?: number;
 }
 
-/** Attempts a busy process still starts a second: the queue keeps moving, at a few percent of its CPU. */
-export const BUSY_STARTS_PER_SECOND = 100;
+/**
+ * Attempts a busy process still starts a second: the queue keeps moving, at a small share of
+ * its CPU (each attempt is a request to the receiver and a share of a transaction recording it).
+ */
+export const BUSY_STARTS_PER_SECOND = 20;
 
 /** A claim outlives the longest attempt, with room for writing its outcome. */
 const LEASE_MS = ATTEMPT_TIMEOUT_MS + 20_000;
@@ -84,6 +87,8 @@ const HOLD_PER_SLOT = 8;
 /** Outcomes wait this long for others (or the next claim) to share their transaction, or until this many wait. */
 const GATHER_MS = 50;
 const GATHER_MAX = 256;
+/** While the process is busy serving, outcomes wait longer, so its few attempts share one transaction. */
+const BUSY_GATHER_MS = 1_000;
 /** After this process writes deliveries, the claim waits this long for others to take with them. */
 const WAKE_MS = 10;
 /** The first poll after work; each empty poll doubles the wait, up to `pollMs`. */
@@ -408,10 +413,13 @@ export class WebhookDeliveryWorker {
       return;
     }
     if (this.gatherTimer || this.recording) return;
-    this.gatherTimer = setTimeout(() => {
-      this.gatherTimer = null;
-      void this.record();
-    }, GATHER_MS);
+    this.gatherTimer = setTimeout(
+      () => {
+        this.gatherTimer = null;
+        void this.record();
+      },
+      this.deps.yieldTo?.busy() ? BUSY_GATHER_MS : GATHER_MS,
+    );
   }
 
   /**

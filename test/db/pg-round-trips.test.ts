@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage } from '../../src/db/index.ts';
+import { createEndpoint, deleteEndpoint } from '../../src/resources/webhooks/webhook.service.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 
@@ -77,6 +78,88 @@ describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (post
       expect(updated.statusCode).toBe(200);
       expect(trips.sent).toHaveLength(5);
       expect(trips.sent[3]).toMatch(/^with "change" as \(insert into "change_log".*from "webhook_endpoints"/s);
+    } finally {
+      trips.restore();
+      await t.close();
+    }
+  });
+
+  it("with webhook endpoints, a write's event and its deliveries go in its last statement: still four round trips", async () => {
+    const t = await makeTestApp('postgres');
+    const open = { allowHttp: true, allowPrivate: true };
+    // Six endpoints: more than the ids the last statement carries (four), so two deliveries
+    // are written after it; and one endpoint of the other mode, which takes nothing here.
+    const endpoints: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const { endpoint } = await createEndpoint(t.storage, t.clock.fn, open, {
+        workspaceId: t.workspaceId,
+        url: `http://127.0.0.1:9/hook-${i}`,
+        mode: 'live',
+        contactsMasked: false,
+        createdBy: 'test',
+      });
+      endpoints.push(endpoint.id);
+    }
+    await createEndpoint(t.storage, t.clock.fn, open, {
+      workspaceId: t.workspaceId,
+      url: 'http://127.0.0.1:9/test-mode',
+      mode: 'test',
+      contactsMasked: false,
+      createdBy: 'test',
+    });
+    const deliveriesOf = async (type: string) => {
+      const rows = await t.storage.db
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+        .select(['d.endpoint_id', 'e.payload'])
+        .where('e.type', '=', type)
+        .execute();
+      return rows;
+    };
+    const create = (n: number) =>
+      t.call(t.keys.live, {
+        method: 'POST',
+        url: '/customers',
+        headers: { 'idempotency-key': `hooks-${n}` },
+        payload: { first_name: 'Ada', email: `ada-${n}@example.com` },
+      });
+    // The scope's first write finds its endpoints: the event goes after its last statement.
+    expect((await create(1)).statusCode).toBe(201);
+    const trips = countingRoundTrips();
+    try {
+      const created = await create(2);
+      expect(created.statusCode).toBe(201);
+      expect(trips.sent).toHaveLength(6);
+      expect(trips.sent[2]).toMatch(/"ev" as \(insert into webhook_events.*"dl" as \(insert into webhook_deliveries/s);
+      expect(trips.sent[3]).toMatch(/^insert into "webhook_deliveries"/);
+      expect(trips.sent[4]).toMatch(/^insert into "webhook_deliveries"/);
+
+      // Each create's event once, to each live endpoint once, its record what GET shows.
+      const rows = await deliveriesOf('customer.created');
+      expect(rows).toHaveLength(12);
+      for (const id of endpoints) expect(rows.filter((r) => r.endpoint_id === id)).toHaveLength(2);
+      const shown = await t.call(t.keys.live, { method: 'GET', url: `/customers/${created.json().id}` });
+      const payloads = rows.map((r) => JSON.parse(r.payload) as { data: { object: { id: string } } });
+      expect(payloads.find((p) => p.data.object.id === created.json().id)?.data.object).toEqual(shown.json());
+
+      // Down to one endpoint: four round trips for the create, five for an update.
+      for (const id of endpoints.slice(1)) await deleteEndpoint(t.storage, t.workspaceId, id);
+      await create(3);
+      trips.sent.length = 0;
+      expect((await create(4)).statusCode).toBe(201);
+      expect(trips.sent).toHaveLength(4);
+      trips.sent.length = 0;
+      const updated = await t.call(t.keys.live, {
+        method: 'PATCH',
+        url: `/customers/${created.json().id}`,
+        payload: { nickname: 'Countess' },
+      });
+      expect(updated.statusCode).toBe(200);
+      expect(trips.sent).toHaveLength(5);
+      const [update] = await deliveriesOf('customer.updated');
+      const event = JSON.parse(update!.payload) as { data: { object: unknown; previous_attributes: unknown } };
+      expect(event.data.object).toEqual(updated.json());
+      expect(event.data.previous_attributes).toEqual({ nickname: null });
     } finally {
       trips.restore();
       await t.close();

@@ -9,6 +9,12 @@ import type { ChangeInput, FieldMap } from '../changes/change-log.repo.ts';
  */
 export type CustomerEventType = 'customer.created' | 'customer.updated' | 'customer.deleted';
 
+export const CUSTOMER_EVENT_TYPES: readonly CustomerEventType[] = [
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
+];
+
 export function customerEventType(changes: readonly ChangeInput[]): CustomerEventType {
   const actions = changes.map((c) => c.action);
   if (actions.includes('customer.delete')) return 'customer.deleted';

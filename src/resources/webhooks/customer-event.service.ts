@@ -2,63 +2,105 @@ import type { Scope } from '../actor.model.ts';
 import type { ChangeInput } from '../changes/change-log.repo.ts';
 import { readCustomerJson } from '../customers/customer-json.repo.ts';
 import type { Tx } from '../writes/write.pipeline.ts';
-import { customerEventType, earliestBefore, previousAttributes, removedMemberships } from './customer-event.model.ts';
+import type { CarriedEvent } from './webhook.model.ts';
+import {
+  CUSTOMER_EVENT_TYPES,
+  customerEventType,
+  earliestBefore,
+  previousAttributes,
+  removedMemberships,
+} from './customer-event.model.ts';
 import { vocabularyNames } from './vocabulary.repo.ts';
 import type { Engine } from '../../db/dialects/types.ts';
 import type { WebhookEndpointTable } from '../../db/schema.ts';
-import { endpointsFor, takesAny, writeEvents, type NewEvent } from './webhook-event.service.ts';
+import { completeCarried, endpointsFor, takesAny, writeEvents, type NewEvent } from './webhook-event.service.ts';
 
-const CUSTOMER_TYPES = ['customer.created', 'customer.updated', 'customer.deleted'];
+/** What a writer knows already, so the events need not look it up again. */
+export interface KnownToEvents {
+  /** The scope's enabled endpoints (the pipeline reads them with its change-log rows). */
+  enabled?: readonly WebhookEndpointTable[];
+  /** Customers' JSON the write has at hand (Written.records). */
+  records?: ReadonlyMap<string, string>;
+  /** The write's one event, written by its last statement with deliveries to these endpoints. */
+  carried?: { event: CarriedEvent; deliveredTo: ReadonlySet<string> };
+}
 
 /**
  * The webhook events of a write's customer changes, in its transaction (every writer: the
- * API's writes and undo through the write pipeline, the import). `data.object` is read with
- * the API's own read path inside the transaction, so it is what GET shows after the change.
- * `known.enabled`: the scope's enabled endpoints when the writer has read them already (the
- * pipeline reads them with its change-log rows); looked up when absent. `known.records`:
- * customers' JSON the write already has (Written.records), not read again. With no
- * endpoint to send them to, nothing is read or written.
+ * API's writes and undo through the write pipeline, the import). `data.object` is what GET
+ * shows after the change: the write's own answer where it has one, else read with the API's
+ * read path inside the transaction. With no endpoint to send them to, nothing is read or
+ * written.
  */
 export async function recordCustomerEvents(
   tx: Tx,
   engine: Engine,
   scope: Scope,
   changes: readonly ChangeInput[],
-  known: { enabled?: readonly WebhookEndpointTable[]; records?: ReadonlyMap<string, string> } = {},
+  known: KnownToEvents = {},
 ): Promise<void> {
-  const { enabled, records } = known;
+  const { enabled, records, carried } = known;
   if (changes.length === 0) return;
   const endpoints = enabled
-    ? enabled.filter((e) => takesAny(e, CUSTOMER_TYPES))
-    : await endpointsFor(tx, scope, CUSTOMER_TYPES);
-  if (endpoints.length === 0) return;
-  const byCustomer = new Map<string, ChangeInput[]>();
-  for (const change of changes) {
-    const list = byCustomer.get(change.customerId);
-    if (list) list.push(change);
-    else byCustomer.set(change.customerId, [change]);
+    ? enabled.filter((e) => takesAny(e, CUSTOMER_EVENT_TYPES))
+    : await endpointsFor(tx, scope, CUSTOMER_EVENT_TYPES);
+  if (carried) {
+    await completeCarried(tx, engine, endpoints, carried.event, carried.deliveredTo);
+    return;
   }
+  if (endpoints.length === 0) return;
   const events: NewEvent[] = [];
-  for (const [id, own] of byCustomer) {
+  for (const [id, own] of byCustomer(changes)) {
     const type = customerEventType(own);
     const at = Math.max(...own.map((c) => c.at));
-    if (type === 'customer.deleted') {
-      events.push({ type, at, object: { id, object: 'customer', deleted: true } });
-      continue;
-    }
-    const json = records?.get(id) ?? (await readRecord(tx, scope, id, at));
+    const json = type === 'customer.deleted' ? '' : (records?.get(id) ?? (await readRecord(tx, scope, id, at)));
     if (json === undefined) continue;
-    if (type === 'customer.created') {
-      events.push({ type, at, objectJson: json });
-      continue;
-    }
-    const object = JSON.parse(json) as Record<string, unknown>;
-    const before = earliestBefore(own);
-    const removed = removedMemberships(before);
-    const names = await vocabularyNames(tx, scope.workspaceId, removed);
-    events.push({ type, at, objectJson: json, previous: previousAttributes(object, before, names) });
+    const names = await vocabularyNames(tx, scope.workspaceId, removedMemberships(earliestBefore(own)));
+    events.push(customerEvent(id, own, json, names));
   }
   await writeEvents(tx, engine, scope, endpoints, events);
+}
+
+/**
+ * The write's one customer event when it can be made without reading: one customer, its
+ * record at hand, no membership removed (whose name would be read). Null otherwise.
+ */
+export function eventAtHand(changes: readonly ChangeInput[], records?: ReadonlyMap<string, string>): NewEvent | null {
+  const grouped = byCustomer(changes);
+  const [only] = grouped;
+  if (grouped.size !== 1 || only === undefined) return null;
+  const [id, own] = only;
+  const type = customerEventType(own);
+  const json = type === 'customer.deleted' ? '' : records?.get(id);
+  if (json === undefined) return null;
+  const removed = removedMemberships(earliestBefore(own));
+  if (removed.tags.length > 0 || removed.lists.length > 0) return null;
+  return customerEvent(id, own, json, new Map());
+}
+
+/** A customer's event from its changes and its record's JSON ('' when deleted). */
+function customerEvent(
+  id: string,
+  own: readonly ChangeInput[],
+  json: string,
+  names: ReadonlyMap<string, string>,
+): NewEvent {
+  const type = customerEventType(own);
+  const at = Math.max(...own.map((c) => c.at));
+  if (type === 'customer.deleted') return { type, at, object: { id, object: 'customer', deleted: true } };
+  if (type === 'customer.created') return { type, at, objectJson: json };
+  const object = JSON.parse(json) as Record<string, unknown>;
+  return { type, at, objectJson: json, previous: previousAttributes(object, earliestBefore(own), names) };
+}
+
+function byCustomer(changes: readonly ChangeInput[]): Map<string, ChangeInput[]> {
+  const grouped = new Map<string, ChangeInput[]>();
+  for (const change of changes) {
+    const list = grouped.get(change.customerId);
+    if (list) list.push(change);
+    else grouped.set(change.customerId, [change]);
+  }
+  return grouped;
 }
 
 /** The customer as GET shows it at `at`, read with the API's own read path. */

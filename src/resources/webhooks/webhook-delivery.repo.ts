@@ -19,7 +19,8 @@ export function onDeliveriesWritten(listener: WrittenListener): () => void {
   return () => written.delete(listener);
 }
 
-function tellWritten(endpointIds: readonly string[]): void {
+/** Deliveries due now were written for these endpoints (this module's writes, and a write's last statement). */
+export function deliveriesWritten(endpointIds: readonly string[]): void {
   for (const listener of written) listener(endpointIds);
 }
 
@@ -64,7 +65,13 @@ export async function insertOutbox(
     await INSERT_EVENT(tx, event);
     for (const delivery of deliveries) await INSERT_DELIVERY(tx, delivery);
   }
-  if (deliveries.length > 0) tellWritten(deliveries.map((d) => d.endpoint_id));
+  if (deliveries.length > 0) deliveriesWritten(deliveries.map((d) => d.endpoint_id));
+}
+
+/** Deliveries of an event already written (one taken with the write's last statement). */
+export async function insertDeliveries(tx: Tx, deliveries: readonly WebhookDeliveryTable[]): Promise<void> {
+  for (const delivery of deliveries) await INSERT_DELIVERY(tx, delivery);
+  if (deliveries.length > 0) deliveriesWritten(deliveries.map((d) => d.endpoint_id));
 }
 
 export type DeliveryRow = WebhookDeliveryTable & { type: string };
@@ -123,7 +130,7 @@ export async function requeueDelivery(
     .where('event_id', '=', eventId)
     .executeTakeFirst();
   const found = Number(result.numUpdatedRows) > 0;
-  if (found) tellWritten([endpointId]);
+  if (found) deliveriesWritten([endpointId]);
   return found;
 }
 

@@ -1,12 +1,12 @@
-import type { WebhookEndpointTable } from '../../db/schema.ts';
+import type { WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../../db/schema.ts';
 import { newId } from '../../lib/ids.ts';
 import { toInstant } from '../../lib/time.ts';
 import type { Scope } from '../actor.model.ts';
 import type { Tx } from '../writes/write.pipeline.ts';
 import type { Engine } from '../../db/dialects/types.ts';
-import { insertOutbox } from './webhook-delivery.repo.ts';
+import { deliveriesWritten, insertDeliveries, insertOutbox } from './webhook-delivery.repo.ts';
 import { enabledEndpoints } from './webhook-endpoint.repo.ts';
-import { subscribes } from './webhook.model.ts';
+import { subscribes, type CarriedEvent } from './webhook.model.ts';
 
 /**
  * The transactional outbox (DECISIONS "Webhooks"): an event and one delivery per matching
@@ -42,6 +42,41 @@ export function eventPayload(id: string, livemode: boolean, event: NewEvent): st
   return `${JSON.stringify(envelope).slice(0, -1)},"data":{"object":${object}${previous}}}`;
 }
 
+/** The outbox row of an event. */
+export function eventRow(scope: Scope, event: NewEvent): WebhookEventTable {
+  const id = newId('webhook_event');
+  return {
+    id,
+    workspace_id: scope.workspaceId,
+    livemode: scope.livemode ? 1 : 0,
+    type: event.type,
+    payload: eventPayload(id, scope.livemode, event),
+    created_at: event.at,
+  };
+}
+
+/** An event's delivery to one endpoint, due at once. */
+function deliveryRow(
+  event: WebhookEventTable,
+  endpointId: string,
+  id = newId('webhook_delivery'),
+): WebhookDeliveryTable {
+  return {
+    id,
+    workspace_id: event.workspace_id,
+    endpoint_id: endpointId,
+    event_id: event.id,
+    status: 'pending',
+    attempts: 0,
+    last_status: null,
+    last_error: null,
+    next_attempt_at: event.created_at,
+    claimed_until: null,
+    created_at: event.created_at,
+    updated_at: event.created_at,
+  };
+}
+
 /** Writes the events the endpoints take, with their deliveries, due at once. */
 export async function writeEvents(
   tx: Tx,
@@ -53,35 +88,48 @@ export async function writeEvents(
   for (const event of events) {
     const takers = endpoints.filter((e) => subscribes(JSON.parse(e.events) as string[], event.type));
     if (takers.length === 0) continue;
-    const id = newId('webhook_event');
-    const row = {
-      id,
-      workspace_id: scope.workspaceId,
-      livemode: scope.livemode ? 1 : 0,
-      type: event.type,
-      payload: eventPayload(id, scope.livemode, event),
-      created_at: event.at,
-    };
+    const row = eventRow(scope, event);
     await insertOutbox(
       tx,
       engine,
       row,
-      takers.map((endpoint) => ({
-        id: newId('webhook_delivery'),
-        workspace_id: scope.workspaceId,
-        endpoint_id: endpoint.id,
-        event_id: id,
-        status: 'pending' as const,
-        attempts: 0,
-        last_status: null,
-        last_error: null,
-        next_attempt_at: event.at,
-        claimed_until: null,
-        created_at: event.at,
-        updated_at: event.at,
-      })),
+      takers.map((endpoint) => deliveryRow(row, endpoint.id)),
     );
   }
+}
+
+/** Delivery ids an event carried into the write's last statement holds: a scope's usual few endpoints. */
+const CARRIED_DELIVERIES = 4;
+
+/** The write's event, made before its last statement, for that statement to write (write-tail.repo.ts). */
+export function carryEvent(scope: Scope, event: NewEvent): CarriedEvent {
+  return {
+    row: eventRow(scope, event),
+    deliveryIds: Array.from({ length: CARRIED_DELIVERIES }, () => newId('webhook_delivery')),
+  };
+}
+
+/**
+ * After the last statement wrote a carried event with deliveries to `deliveredTo`: the
+ * deliveries of the endpoints taking it beyond those (more than its ids), or, should the
+ * statement have written none, the event with all of them.
+ */
+export async function completeCarried(
+  tx: Tx,
+  engine: Engine,
+  endpoints: readonly WebhookEndpointTable[],
+  carried: CarriedEvent,
+  deliveredTo: ReadonlySet<string>,
+): Promise<void> {
+  const { row } = carried;
+  const rest = endpoints.filter(
+    (e) => !deliveredTo.has(e.id) && subscribes(JSON.parse(e.events) as string[], row.type),
+  );
+  if (deliveredTo.size > 0) deliveriesWritten([...deliveredTo]);
+  if (rest.length === 0) return;
+  const deliveries = rest.map((e) => deliveryRow(row, e.id));
+  if (deliveredTo.size > 0) await insertDeliveries(tx, deliveries);
+  else await insertOutbox(tx, engine, row, deliveries);
 }
 
 /** The enabled endpoints of the scope taking any of these types; empty: nothing to record. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { WebhookDeliveryTable, WebhookEndpointTable } from '../../db/schema.ts';
+import type { WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../../db/schema.ts';
 import { toInstant } from '../../lib/time.ts';
 
 /**
@@ -106,4 +106,14 @@ export function parseEventTypes(raw: readonly string[] | undefined): string[] | 
   const unknown = events.filter((e) => !EVENT_TYPES.includes(e) || e === 'webhook.test');
   if (unknown.length > 0) return `events: unknown type ${unknown.join(', ')}; known: ${EVENT_TYPES.join(', ')}`;
   return events;
+}
+
+/**
+ * An event made before the write's last statement, for that statement to write with the
+ * deliveries of the endpoints it finds (write-tail.repo.ts): its row, and ids for the first
+ * deliveries (more takers than ids get theirs from `completeCarried`).
+ */
+export interface CarriedEvent {
+  row: WebhookEventTable;
+  deliveryIds: readonly string[];
 }

@@ -6,7 +6,10 @@ import type { Writer } from '../../db/write.ts';
 import { ApiError, TransientConflict } from '../../errors.ts';
 import type { Actor } from '../actor.model.ts';
 import { changeRow, type ChangeInput } from '../changes/change-log.repo.ts';
-import { recordCustomerEvents } from '../webhooks/customer-event.service.ts';
+import { eventAtHand, recordCustomerEvents } from '../webhooks/customer-event.service.ts';
+import { carryEvent } from '../webhooks/webhook-event.service.ts';
+import type { CarriedEvent } from '../webhooks/webhook.model.ts';
+import { EventsTaken } from './events-taken.model.ts';
 import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
 import { claimKey, dropStoredAnswer, isLive, saveAnswer } from './idempotency.repo.ts';
 import { writeTail, type AnswerToStore } from './write-tail.repo.ts';
@@ -75,6 +78,7 @@ function replay(claim: IdempotencyClaim, row: IdempotencyKeyTable): Answered {
 export class WritePipeline {
   /** Keys held by requests of this process; other processes are kept out by a transaction lock. */
   private readonly inFlight = new Set<string>();
+  private readonly eventsTaken = new EventsTaken();
 
   constructor(
     private readonly store: Writer,
@@ -167,8 +171,31 @@ export class WritePipeline {
     stored: AnswerToStore | null,
   ): Promise<void> {
     const rows = changes.map((change) => changeRow(actor, change));
-    const endpoints = await writeTail(tx, this.engine, actor, rows, stored);
-    await recordCustomerEvents(tx, this.engine, actor, changes, { enabled: endpoints, records });
+    const carried = this.carry(actor, changes, records);
+    const { endpoints, deliveredTo } = await writeTail(tx, this.engine, actor, rows, stored, carried);
+    this.eventsTaken.note(actor, endpoints);
+    await recordCustomerEvents(tx, this.engine, actor, changes, {
+      enabled: endpoints,
+      records,
+      carried: carried ? { event: carried, deliveredTo } : undefined,
+    });
+  }
+
+  /**
+   * The write's event, made now for its last statement to carry (write-tail.repo.ts), where
+   * that statement can write it (Engine.insertsInWith, one change), the event needs nothing
+   * read, and the scope's endpoints took customer events at its last write in this process.
+   * A wrong guess costs nothing but the guess: the statement writes the event only for the
+   * endpoints it finds, and recordCustomerEvents completes whatever it did not.
+   */
+  private carry(
+    actor: Actor,
+    changes: readonly ChangeInput[],
+    records: ReadonlyMap<string, string> | undefined,
+  ): CarriedEvent | null {
+    if (!this.engine.insertsInWith || changes.length !== 1 || !this.eventsTaken.likely(actor)) return null;
+    const event = eventAtHand(changes, records);
+    return event ? carryEvent(actor, event) : null;
   }
 
   private async retrying<R>(attempt: () => Promise<R>): Promise<R> {

@@ -1,0 +1,31 @@
+import type { WebhookEndpointTable } from '../../db/schema.ts';
+import type { Scope } from '../actor.model.ts';
+import { CUSTOMER_EVENT_TYPES } from '../webhooks/customer-event.model.ts';
+import { subscribes } from '../webhooks/webhook.model.ts';
+/** Scopes remembered at most; past it the memory starts again (a guess lost costs one write its fold). */
+const REMEMBERED = 10_000;
+
+/**
+ * Whether a scope's enabled endpoints took customer events at its last write in this process:
+ * the write pipeline's guess of whether to make the next write's event before its last
+ * statement. Only a guess: nothing is correct or not because of it, only faster.
+ */
+export class EventsTaken {
+  private readonly taken = new Map<string, boolean>();
+
+  likely(scope: Scope): boolean {
+    return this.taken.get(key(scope)) === true;
+  }
+
+  note(scope: Scope, endpoints: readonly WebhookEndpointTable[]): void {
+    const taken = endpoints.some((e) => {
+      const events = JSON.parse(e.events) as string[];
+      return CUSTOMER_EVENT_TYPES.some((type) => subscribes(events, type));
+    });
+    if (!taken && !this.taken.has(key(scope))) return;
+    if (this.taken.size >= REMEMBERED) this.taken.clear();
+    this.taken.set(key(scope), taken);
+  }
+}
+
+const key = (scope: Scope) => `${scope.workspaceId}\n${scope.livemode ? 'live' : 'test'}`;
