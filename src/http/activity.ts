@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ActivityTracker } from '../jobs/activity-tracker.ts';
 
@@ -43,16 +43,20 @@ export const activityTracking = fp(async (app: FastifyInstance, options: { track
   const { tracker } = options;
   app.decorate('activity', tracker);
   app.decorateRequest('sentCustomerIds', null);
-  app.addHook('onResponse', async (request, reply) => {
-    // DECISIONS "Limits": a request refused with 429 consumes nothing, so it is no activity.
-    if (!request.key || reply.statusCode === 429) return;
-    tracker.used(request.key.id);
-    const actor = request.actor;
-    if (!actor?.livemode) return;
-    tracker.request(actor.id, actor.workspaceId);
-    if (request.sentCustomerIds && reply.statusCode < 300) {
-      tracker.customersSent(actor.id, actor.workspaceId, request.sentCustomerIds);
-    }
+  app.addHook('onResponse', (request, reply, done) => {
+    noteActivity(tracker, request, reply.statusCode);
+    done();
   });
   app.addHook('onClose', async () => tracker.stop());
 });
+
+function noteActivity(tracker: ActivityTracker, request: FastifyRequest, status: number): void {
+  // DECISIONS "Limits": a request refused with 429 consumes nothing, so it is no activity.
+  if (!request.key || status === 429) return;
+  tracker.used(request.key.id);
+  const actor = request.actor;
+  if (!actor?.livemode) return;
+  tracker.request(actor.id, actor.workspaceId);
+  if (request.sentCustomerIds && status < 300)
+    tracker.customersSent(actor.id, actor.workspaceId, request.sentCustomerIds);
+}

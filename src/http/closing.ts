@@ -13,8 +13,8 @@ export const refuseWhileClosing = fp(async (app: FastifyInstance) => {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
     reply.header('Connection', 'close');
     throw new ApiError('service_unavailable', 'This server is shutting down; nothing was done. Retry the request.', {
       headers: { 'Retry-After': '1' },

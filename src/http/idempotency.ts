@@ -11,9 +11,9 @@ import { fingerprint, MAX_IDEMPOTENCY_KEY } from '../resources/writes/idempotenc
  */
 export const idempotency = fp(async (app: FastifyInstance) => {
   app.decorateRequest('idempotency', null);
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const key = request.key;
-    if (request.method !== 'POST' || request.routeOptions.config.access?.kind !== 'write' || !key) return;
+    if (request.method !== 'POST' || request.routeOptions.config.access?.kind !== 'write' || !key) return done();
     const value = request.headers['idempotency-key'];
     if (value === undefined) {
       throw new ApiError(
@@ -33,5 +33,6 @@ export const idempotency = fp(async (app: FastifyInstance) => {
       fingerprint: fingerprint('POST', request.url.split('?')[0]!, request.body),
       requestId: request.id,
     };
+    done();
   });
 });

@@ -99,12 +99,16 @@ export const rateLimit = fp(async (app: FastifyInstance, { store, clock }: RateL
     request.allowance = allowanceOf(result.states[0]!, now);
     if (!result.allowed) throw refusal(store, result, now);
   });
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const key = request.validKey;
-    if (!key) return payload;
-    const { max, left, reset } = request.allowance ?? (await currentAllowance(store, key, clock()));
-    reply.header('RateLimit-Policy', `"default";q=${max};w=60`);
-    reply.header('RateLimit', `"default";r=${left};t=${reset}`);
-    return payload;
+    if (!key) return done(null, payload);
+    const tell = ({ max, left, reset }: Allowance) => {
+      reply.header('RateLimit-Policy', `"default";q=${max};w=60`);
+      reply.header('RateLimit', `"default";r=${left};t=${reset}`);
+      done(null, payload);
+    };
+    // Counted by the limit check: no store call; refused before it (key_paused): read now.
+    if (request.allowance) tell(request.allowance);
+    else currentAllowance(store, key, clock()).then(tell, done);
   });
 });

@@ -29,10 +29,11 @@ function askedVersion(asked: string | string[] | undefined): { version: string; 
  * asked one is refused.
  */
 export const requestContext = fp(async (app: FastifyInstance) => {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('Request-Id', request.id);
     reply.header('Cache-Control', 'no-store');
     reply.header('Service-Version', askedVersion(request.headers['service-version']).version);
+    done();
   });
   // The one log line of a request, when it has been answered: what, how it ended, how long,
   // and which key (never the query string, which can hold an email).
@@ -57,9 +58,9 @@ export const requestContext = fp(async (app: FastifyInstance) => {
  * any other answer (SPEC "Limits" 2), and a bad key is a 401 first.
  */
 export const versionCheck = fp(async (app: FastifyInstance) => {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const asked = request.headers['service-version'];
-    if (askedVersion(asked).accepted) return;
+    if (askedVersion(asked).accepted) return done();
     throw new ApiError(
       'unsupported_version',
       `Service-Version "${String(asked).slice(0, 40)}" is not accepted; accepted versions: ${ACCEPTED_VERSIONS.join(', ')}.`,

@@ -30,12 +30,12 @@ const STRICT_CSP = htmlCsp();
 
 export const securityHeaders = fp(async (app: FastifyInstance) => {
   // onSend: it runs for every answer Fastify sends, errors and 404s included.
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (!reply.hasHeader('x-content-type-options')) reply.header('X-Content-Type-Options', NOSNIFF);
     const type = reply.getHeader('content-type');
     if (typeof type === 'string' && /^text\/html\b/i.test(type) && !reply.hasHeader('content-security-policy')) {
       reply.header('Content-Security-Policy', STRICT_CSP);
     }
-    return payload;
+    done(null, payload);
   });
 });

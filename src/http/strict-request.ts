@@ -52,7 +52,7 @@ export function wellFormedQuery(query: string): boolean {
 }
 
 export const strictRequest = fp(async (app: FastifyInstance) => {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     refuseRepeatedHeaders(request.raw.rawHeaders);
     const url = request.raw.url ?? '';
     const q = url.indexOf('?');
@@ -61,5 +61,6 @@ export const strictRequest = fp(async (app: FastifyInstance) => {
         { field: 'query', message: 'is not well-formed percent-encoded UTF-8' },
       ]);
     }
+    done();
   });
 });
