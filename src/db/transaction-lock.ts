@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sql, type Expression, type RawBuilder } from 'kysely';
+import { sql, type Expression, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { jsonDialectOf } from './json-record.ts';
 import type { Queryable } from './schema.ts';
 
@@ -24,4 +24,16 @@ export function locksAreFree(db: Queryable): boolean {
 export function tryTransactionLock(db: Queryable, key: Expression<string> | string): RawBuilder<boolean> {
   if (locksAreFree(db)) return sql<boolean>`1`;
   return sql<boolean>`pg_try_advisory_xact_lock(cast(${key} as bigint))`;
+}
+
+/**
+ * A select inside a write transaction that holds the rows it reads until the transaction
+ * ends: FOR UPDATE on PostgreSQL; unchanged on SQLite, whose write transaction already holds
+ * the whole database (BEGIN IMMEDIATE).
+ */
+export function lockRows<DB, TB extends keyof DB, O>(
+  db: Queryable,
+  query: SelectQueryBuilder<DB, TB, O>,
+): SelectQueryBuilder<DB, TB, O> {
+  return locksAreFree(db) ? query : query.forUpdate();
 }

@@ -1,10 +1,13 @@
-import { type Param, PreparedQuery } from '../../db/prepared.ts';
+import { type Param, PreparedQuery, preparedInsert } from '../../db/prepared.ts';
+import { returningPays } from '../../db/statement-costs.ts';
+import { lockRows } from '../../db/transaction-lock.ts';
 import type { Transaction } from 'kysely';
 import type { CustomerTable, Database, Queryable } from '../../db/schema.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
 import type { Scope } from '../actor.model.ts';
 import {
   customerJson,
+  readCustomerJson,
   readParams,
   type CustomerJsonRow,
   type CustomerReader,
@@ -32,10 +35,10 @@ export async function findCustomerRow(db: Queryable, scope: Scope, id: string): 
 }
 
 /**
- * Reads the customer for a write and holds its row until the transaction ends: an UPDATE
- * that changes nothing takes the row lock on PostgreSQL (a concurrent writer of the same
- * customer waits, then reads what this one committed) and is plain SQL on both engines.
- * `deleted: true` finds a deleted customer too (undo restores them).
+ * Reads the customer for a write and holds its row until the transaction ends (lockRows:
+ * FOR UPDATE on PostgreSQL, where a concurrent writer of the same customer waits, then
+ * reads what this one committed). `deleted: true` finds a deleted customer too (undo
+ * restores them).
  */
 export async function lockCustomer(
   tx: Transaction<Database>,
@@ -44,20 +47,21 @@ export async function lockCustomer(
   options: { deleted?: boolean } = {},
 ): Promise<CustomerTable | undefined> {
   let query = tx
-    .updateTable('customers')
-    .set((eb) => ({ version: eb.ref('version') }))
+    .selectFrom('customers')
+    .selectAll()
     .where('id', '=', id)
     .where('workspace_id', '=', scope.workspaceId)
     .where('livemode', '=', scope.livemode ? 1 : 0);
   if (!options.deleted) query = query.where('deleted_at', 'is', null);
-  return query.returningAll().executeTakeFirst();
+  return lockRows(tx, query).executeTakeFirst();
 }
 
 /**
  * Inserts the customer unless a unique index refuses (its email is taken), and answers its
- * JSON as the reader sees it, built by the read statement's own expression over the row the
- * INSERT returns (customer-json.repo.ts): one statement, the answer byte for byte what a GET
- * sends. Undefined when refused.
+ * JSON as the reader sees it, built by the read statement's own expression (customer-json.repo.ts),
+ * so the answer is byte for byte what a GET sends: over the row the INSERT returns where
+ * RETURNING pays (one statement, one round trip), else by the GET's statement after the
+ * INSERT. Undefined when refused.
  */
 export async function insertCustomerJson(
   tx: Transaction<Database>,
@@ -67,11 +71,18 @@ export async function insertCustomerJson(
 ): Promise<CustomerJsonRow | undefined> {
   // The row's columns are the statement's parameters by their own names, with the one value
   // the record's expression binds (customerJson: adultCutoff).
+  if (!returningPays(tx)) {
+    if ((await INSERT(tx, row)) === 0) return undefined;
+    return readCustomerJson(tx, reader, row.id, view);
+  }
   const params = Object.assign({ adultCutoff: readParams(reader).adultCutoff }, row);
   const shape = `${Object.keys(row).join(',')}|${view.masked ? 'm' : ''}`;
   const [answer] = await INSERT_ANSWERING.execute(tx, params, shape);
   return answer;
 }
+
+// SQLite's create: the INSERT, then the GET's own statement (returningPays).
+const INSERT = preparedInsert('customers', { doNothingOnConflict: true });
 
 // Every create runs it: compiled once per set of columns and view (db/prepared.ts).
 const INSERT_ANSWERING = new PreparedQuery<CustomerTable & { adultCutoff: string }, CustomerJsonRow>(
