@@ -14,6 +14,7 @@ import * as changeLogKeyOrder from './014-change-log-key-order.ts';
 import * as undoJobs from './015-undo-jobs.ts';
 import * as changeLogUndoIndex from './017-change-log-undo-index.ts';
 import * as changeLogUnusedIndexes from './018-change-log-unused-indexes.ts';
+import * as webhookEventsUnusedIndex from './019-webhook-events-unused-index.ts';
 
 /** Migrations are listed here (not read from disk) so they run the same under tsx and tests. */
 export const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ export const migrations: Record<string, Migration> = {
   '015-undo-jobs': undoJobs,
   '017-change-log-undo-index': changeLogUndoIndex,
   '018-change-log-unused-indexes': changeLogUnusedIndexes,
+  '019-webhook-events-unused-index': webhookEventsUnusedIndex,
 };
 
 export const migrationProvider: MigrationProvider = {
