@@ -17,6 +17,11 @@ export interface Writer {
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
 }
 
+/** A writer that also says which engine it writes to: for writers whose statements differ by engine (Engine). */
+export interface EngineWriter extends Writer {
+  readonly engine: Engine;
+}
+
 /** Whether writes are failing for want of disk or database (for /health), and since when. */
 export interface WriteHealth {
   failing: boolean;

@@ -1,5 +1,4 @@
-import type { Engine } from '../db/dialects/types.ts';
-import type { Writer } from '../db/write.ts';
+import type { EngineWriter } from '../db/write.ts';
 import { randomBase62 } from '../lib/ids.ts';
 import type { Clock } from '../lib/time.ts';
 import { personActor } from '../resources/actor.model.ts';
@@ -19,7 +18,7 @@ import { WritePipeline } from '../resources/writes/write.pipeline.ts';
  * stops gives the job back between batches.
  */
 export interface UndoWorkerDeps {
-  store: Writer & { readonly engine: Engine };
+  store: EngineWriter;
   clock: Clock;
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
   /** How often queued jobs are looked for (ms). */

@@ -1,7 +1,6 @@
-import type { Engine } from '../../db/dialects/types.ts';
 import type { CustomerTable, Queryable } from '../../db/schema.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
-import type { Writer } from '../../db/write.ts';
+import type { EngineWriter } from '../../db/write.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
 import { notFound } from '../../errors.ts';
 import { isIdOf } from '../../lib/ids.ts';
@@ -140,18 +139,14 @@ export async function undoCustomer(tx: Tx, actor: Actor, target: UndoTarget): Pr
   return { value: plan, changes };
 }
 
-export async function undoKeyChanges(
-  storage: Writer & { readonly engine: Engine },
-  keyId: string,
-  options: UndoOptions,
-): Promise<UndoReport> {
+export async function undoKeyChanges(storage: EngineWriter, keyId: string, options: UndoOptions): Promise<UndoReport> {
   const { reverted, skipped } = await undoKeyChangesInDetail(storage, keyId, options);
   return { reverted, skipped };
 }
 
 /** The same undo, also listing each change reverted (the report's `reverts`). */
 async function undoKeyChangesInDetail(
-  storage: Writer & { readonly engine: Engine },
+  storage: EngineWriter,
   keyId: string,
   options: UndoOptions,
 ): Promise<DetailedUndoReport> {
@@ -192,7 +187,7 @@ async function undoKeyChangesInDetail(
 }
 
 async function undoEach(
-  storage: Writer & { readonly engine: Engine },
+  storage: EngineWriter,
   keyId: string,
   actor: Actor,
   options: UndoOptions,

@@ -1,7 +1,6 @@
-import type { Engine } from '../../db/dialects/types.ts';
 import { lookup } from 'node:dns/promises';
 import type { Db, Tx } from '../../db/schema.ts';
-import type { Writer } from '../../db/write.ts';
+import type { EngineWriter, Writer } from '../../db/write.ts';
 import { conflict, invalid, notFound } from '../../errors.ts';
 import { isIdOf, newId } from '../../lib/ids.ts';
 import type { Clock } from '../../lib/time.ts';
@@ -260,7 +259,7 @@ export async function resendDelivery(
 
 /** "Send test event": a `webhook.test` event to this endpoint alone. */
 export async function sendTestEvent(
-  store: Writer & { readonly engine: Engine },
+  store: EngineWriter,
   clock: Clock,
   workspaceId: string | null,
   id: string,
