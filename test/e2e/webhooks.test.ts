@@ -110,6 +110,8 @@ describe('webhook pages in Chromium', { timeout: 90_000 }, () => {
 
     await row.getByRole('button', { name: 'Resend' }).focus();
     await page.keyboard.press('Enter');
+    // The form's answer brings the page back; the next test navigates only once it has.
+    await page.waitForURL(/[?&]done=resend/);
     const both = await deliveries(2);
     expect(both).toHaveLength(2);
     expect(both[1]!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
