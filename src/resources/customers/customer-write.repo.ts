@@ -69,12 +69,12 @@ export async function insertCustomerJson(
   reader: CustomerReader,
   view: CustomerView,
 ): Promise<CustomerJsonRow | undefined> {
-  // The row's columns are the statement's parameters by their own names, with the one value
-  // the record's expression binds (customerJson: adultCutoff).
   if (!returningPays(tx)) {
     if ((await INSERT(tx, row)) === 0) return undefined;
     return readCustomerJson(tx, reader, row.id, view);
   }
+  // The row's columns are the statement's parameters by their own names, with the one value
+  // the record's expression binds (customerJson: adultCutoff).
   const params = Object.assign({ adultCutoff: readParams(reader).adultCutoff }, row);
   const shape = `${Object.keys(row).join(',')}|${view.masked ? 'm' : ''}`;
   const [answer] = await INSERT_ANSWERING.execute(tx, params, shape);

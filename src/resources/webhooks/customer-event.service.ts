@@ -2,7 +2,7 @@ import type { Scope } from '../actor.model.ts';
 import type { ChangeInput } from '../changes/change-log.repo.ts';
 import { readCustomerJson } from '../customers/customer-json.repo.ts';
 import type { Tx } from '../writes/write.pipeline.ts';
-import type { CarriedEvent } from './webhook.model.ts';
+import { takesAny, type CarriedEvent } from './webhook.model.ts';
 import {
   CUSTOMER_EVENT_TYPES,
   customerEventType,
@@ -13,7 +13,7 @@ import {
 import { vocabularyNames } from './vocabulary.repo.ts';
 import type { Engine } from '../../db/dialects/types.ts';
 import type { WebhookEndpointTable } from '../../db/schema.ts';
-import { completeCarried, endpointsFor, takesAny, writeEvents, type NewEvent } from './webhook-event.service.ts';
+import { completeCarried, endpointsFor, writeEvents, type NewEvent } from './webhook-event.service.ts';
 
 /** What a writer knows already, so the events need not look it up again. */
 export interface KnownToEvents {

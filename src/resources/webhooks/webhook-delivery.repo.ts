@@ -61,14 +61,14 @@ export async function insertOutbox(
       ...d.map(([c, v]) => [`delivery_${c}`, v]),
     ]) as Prefixed;
     await EVENT_WITH_DELIVERY.execute(tx, params, `${e.map(([c]) => c).join(',')}|${d.map(([c]) => c).join(',')}`);
+    deliveriesWritten([only.endpoint_id]);
   } else {
     await INSERT_EVENT(tx, event);
-    for (const delivery of deliveries) await INSERT_DELIVERY(tx, delivery);
+    await insertDeliveries(tx, deliveries);
   }
-  if (deliveries.length > 0) deliveriesWritten(deliveries.map((d) => d.endpoint_id));
 }
 
-/** Deliveries of an event already written (one taken with the write's last statement). */
+/** Deliveries of an event already written (the outbox's, or one taken with the write's last statement). */
 export async function insertDeliveries(tx: Tx, deliveries: readonly WebhookDeliveryTable[]): Promise<void> {
   for (const delivery of deliveries) await INSERT_DELIVERY(tx, delivery);
   if (deliveries.length > 0) deliveriesWritten(deliveries.map((d) => d.endpoint_id));
@@ -141,6 +141,24 @@ export interface ClaimedDelivery {
   endpoint: WebhookEndpointTable;
 }
 
+/**
+ * Deliveries a process could claim at `now`, whenever due: pending, held by no live claim,
+ * and of an enabled endpoint (a disabled endpoint's deliveries wait, and go on once it is
+ * enabled again). For the claim and for the worker's look ahead.
+ */
+function claimable(db: Queryable, now: number) {
+  return db
+    .selectFrom('webhook_deliveries')
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+    .where('endpoint_id', 'in', (eb) =>
+      eb
+        .selectFrom('webhook_endpoints')
+        .select('webhook_endpoints.id')
+        .where('webhook_endpoints.status', '=', 'enabled'),
+    );
+}
+
 /** How much one claim may take. */
 export interface ClaimLimits {
   /** The most deliveries taken in all. */
@@ -169,19 +187,9 @@ export async function claimDue(
   limits: ClaimLimits,
 ): Promise<{ claimed: ClaimedDelivery[]; more: boolean; skipped: boolean }> {
   const full = [...limits.held].filter(([, n]) => n >= limits.perEndpoint).map(([id]) => id);
-  let due = tx
-    .selectFrom('webhook_deliveries')
+  let due = claimable(tx, now)
     .select(['id', 'endpoint_id'])
-    .where('status', '=', 'pending')
     .where('next_attempt_at', '<=', now)
-    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-    // A disabled endpoint's deliveries wait, and go on once it is enabled again.
-    .where('endpoint_id', 'in', (eb) =>
-      eb
-        .selectFrom('webhook_endpoints')
-        .select('webhook_endpoints.id')
-        .where('webhook_endpoints.status', '=', 'enabled'),
-    )
     .orderBy('next_attempt_at')
     .limit(limits.total);
   if (full.length > 0) due = due.where('endpoint_id', 'not in', full);
@@ -309,20 +317,7 @@ export async function recordOutcomes(
 
 /** The soonest a delivery this process could claim is due (null: none is waiting); a read, no lock. */
 export async function nextDue(db: Queryable, now: number): Promise<number | null> {
-  const row = await db
-    .selectFrom('webhook_deliveries')
-    .select('next_attempt_at')
-    .where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-    .where('endpoint_id', 'in', (eb) =>
-      eb
-        .selectFrom('webhook_endpoints')
-        .select('webhook_endpoints.id')
-        .where('webhook_endpoints.status', '=', 'enabled'),
-    )
-    .orderBy('next_attempt_at')
-    .limit(1)
-    .executeTakeFirst();
+  const row = await claimable(db, now).select('next_attempt_at').orderBy('next_attempt_at').limit(1).executeTakeFirst();
   return row?.next_attempt_at == null ? null : Number(row.next_attempt_at);
 }
 

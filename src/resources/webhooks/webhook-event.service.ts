@@ -6,7 +6,7 @@ import type { Tx } from '../writes/write.pipeline.ts';
 import type { Engine } from '../../db/dialects/types.ts';
 import { deliveriesWritten, insertDeliveries, insertOutbox } from './webhook-delivery.repo.ts';
 import { enabledEndpoints } from './webhook-endpoint.repo.ts';
-import { subscribes, type CarriedEvent } from './webhook.model.ts';
+import { takesAny, type CarriedEvent } from './webhook.model.ts';
 
 /**
  * The transactional outbox (DECISIONS "Webhooks"): an event and one delivery per matching
@@ -86,7 +86,7 @@ export async function writeEvents(
   events: readonly NewEvent[],
 ): Promise<void> {
   for (const event of events) {
-    const takers = endpoints.filter((e) => subscribes(JSON.parse(e.events) as string[], event.type));
+    const takers = endpoints.filter((e) => takesAny(e, [event.type]));
     if (takers.length === 0) continue;
     const row = eventRow(scope, event);
     await insertOutbox(
@@ -122,9 +122,7 @@ export async function completeCarried(
   deliveredTo: ReadonlySet<string>,
 ): Promise<void> {
   const { row } = carried;
-  const rest = endpoints.filter(
-    (e) => !deliveredTo.has(e.id) && subscribes(JSON.parse(e.events) as string[], row.type),
-  );
+  const rest = endpoints.filter((e) => !deliveredTo.has(e.id) && takesAny(e, [row.type]));
   if (deliveredTo.size > 0) deliveriesWritten([...deliveredTo]);
   if (rest.length === 0) return;
   const deliveries = rest.map((e) => deliveryRow(row, e.id));
@@ -136,12 +134,6 @@ export async function completeCarried(
 export async function endpointsFor(tx: Tx, scope: Scope, types: readonly string[]): Promise<WebhookEndpointTable[]> {
   const endpoints = await enabledEndpoints(tx, scope);
   return endpoints.filter((e) => takesAny(e, types));
-}
-
-/** Whether the endpoint subscribes to any of these event types. */
-export function takesAny(endpoint: WebhookEndpointTable, types: readonly string[]): boolean {
-  const events = JSON.parse(endpoint.events) as string[];
-  return types.some((t) => subscribes(events, t));
 }
 
 /** One call for a writer that has its events at hand (the import's read-only records). */

@@ -98,6 +98,12 @@ export function subscribes(events: readonly string[], type: string): boolean {
   return type === 'webhook.test' || events.includes('*') || events.includes(type);
 }
 
+/** Whether the endpoint subscribes to any of these event types. */
+export function takesAny(endpoint: Pick<WebhookEndpointTable, 'events'>, types: readonly string[]): boolean {
+  const events = JSON.parse(endpoint.events) as string[];
+  return types.some((t) => subscribes(events, t));
+}
+
 /** The endpoint's event list, checked: `*` alone, or known types without repeats. */
 export function parseEventTypes(raw: readonly string[] | undefined): string[] | string {
   if (raw === undefined || raw.length === 0) return ['*'];

@@ -1,7 +1,8 @@
 import type { WebhookEndpointTable } from '../../db/schema.ts';
 import type { Scope } from '../actor.model.ts';
 import { CUSTOMER_EVENT_TYPES } from '../webhooks/customer-event.model.ts';
-import { subscribes } from '../webhooks/webhook.model.ts';
+import { takesAny } from '../webhooks/webhook.model.ts';
+
 /** Scopes remembered at most; past it the memory starts again (a guess lost costs one write its fold). */
 const REMEMBERED = 10_000;
 
@@ -18,10 +19,7 @@ export class EventsTaken {
   }
 
   note(scope: Scope, endpoints: readonly WebhookEndpointTable[]): void {
-    const taken = endpoints.some((e) => {
-      const events = JSON.parse(e.events) as string[];
-      return CUSTOMER_EVENT_TYPES.some((type) => subscribes(events, type));
-    });
+    const taken = endpoints.some((e) => takesAny(e, CUSTOMER_EVENT_TYPES));
     if (!taken && !this.taken.has(key(scope))) return;
     if (this.taken.size >= REMEMBERED) this.taken.clear();
     this.taken.set(key(scope), taken);

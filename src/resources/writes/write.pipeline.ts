@@ -173,7 +173,7 @@ export class WritePipeline {
     const rows = changes.map((change) => changeRow(actor, change));
     const carried = this.carry(actor, changes, records);
     const { endpoints, deliveredTo } = await writeTail(tx, this.engine, actor, rows, stored, carried);
-    this.eventsTaken.note(actor, endpoints);
+    if (this.engine.insertsInWith) this.eventsTaken.note(actor, endpoints);
     await recordCustomerEvents(tx, this.engine, actor, changes, {
       enabled: endpoints,
       records,
