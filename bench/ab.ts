@@ -17,7 +17,9 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * /proc/<pid>/stat: CPU per request holds steadier than requests a second on a shared
  * machine. Prints one JSON line per measurement and a summary of ranges per bundle.
  * Settings: AB_CUSTOMERS (100,000), AB_SECONDS (8), AB_WARMUP (2), AB_CONNECTIONS (32),
- * AB_DB (a seeded file to reuse; seeded there when absent).
+ * AB_DB (a seeded file to reuse; seeded there when absent). A bundle whose migrations differ
+ * starts from `AB_DB.<bundle>.template` when there is one (the same file migrated ahead of
+ * time), so no bundle migrates while it is measured.
  * `create_webhook` is `create` with one enabled endpoint posting to a local receiver
  * (bench/webhook-receiver.mjs), made before its warm-up and removed with its queue after.
  */
@@ -207,7 +209,7 @@ async function main() {
     const order = round % 2 === 1 ? VARIANTS : [...VARIANTS].reverse();
     for (const variant of order) {
       for (const f of [`${DB}-wal`, `${DB}-shm`]) rmSync(f, { force: true });
-      copyFileSync(template, DB);
+      copyFileSync(existsSync(`${DB}.${variant}.template`) ? `${DB}.${variant}.template` : template, DB);
       all.push(...(await measure(variant, round, seeded)));
     }
   }
