@@ -2,13 +2,8 @@ import type { Transaction } from 'kysely';
 import type { Engine } from '../db/dialects/types.ts';
 import type { CustomerListTable, CustomerTable, CustomerTagTable, Database } from '../db/schema.ts';
 import { sameJson } from '../lib/canonical-json.ts';
-import {
-  changeRow,
-  insertChangeRows,
-  type ChangeAuthor,
-  type ChangeInput,
-  type FieldMap,
-} from '../resources/changes/change-log.repo.ts';
+import { insertChangeRows } from '../resources/changes/change-log.repo.ts';
+import { changeRow, type ChangeAuthor, type ChangeInput, type FieldMap } from '../resources/changes/change.model.ts';
 import type { ListLinkState, TagLinkState } from '../resources/customers/membership.repo.ts';
 import { recordCustomerEvents } from '../resources/webhooks/customer-event.service.ts';
 

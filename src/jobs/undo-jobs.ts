@@ -2,7 +2,7 @@ import type { EngineWriter } from '../db/write.ts';
 import { randomBase62 } from '../lib/ids.ts';
 import type { Clock } from '../lib/time.ts';
 import { personActor } from '../resources/actor.model.ts';
-import { nextCustomersToUndo } from '../resources/changes/change-log.repo.ts';
+import { nextCustomersToUndo } from '../resources/changes/undo.repo.ts';
 import { claimUndoJob, releaseUndoJob } from '../resources/changes/undo-job.repo.ts';
 import { endUndo, LostUndoClaim, undoBatch, type UndoJob } from '../resources/changes/undo-job.service.ts';
 import { findKeyById } from '../resources/keys/key.repo.ts';

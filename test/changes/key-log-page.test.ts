@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeLogTable } from '../../src/db/schema.ts';
-import {
-  changeRow,
-  insertChangeRows,
-  KEY_LOG_COUNTED,
-  keyLogPage,
-} from '../../src/resources/changes/change-log.repo.ts';
+import { insertChangeRows } from '../../src/resources/changes/change-log.repo.ts';
+import { changeRow } from '../../src/resources/changes/change.model.ts';
+import { KEY_LOG_COUNTED, keyLogPage } from '../../src/resources/changes/key-log.repo.ts';
 import { migrateDownTo, migrateToLatest } from '../../src/db/migrate.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';

@@ -1,6 +1,6 @@
-import type { Change, FieldMap } from '../../resources/changes/change-log.repo.ts';
+import type { Change, FieldMap } from '../../resources/changes/change.model.ts';
 import type { KeyHistoryPage } from '../../resources/changes/key-history.service.ts';
-import { KEY_LOG_COUNTED } from '../../resources/changes/change-log.repo.ts';
+import { KEY_LOG_COUNTED } from '../../resources/changes/key-log.repo.ts';
 import type { UndoJobView } from '../../resources/changes/undo-job.service.ts';
 import type { KeyUsage } from '../../resources/keys/key-usage.service.ts';
 import type { KeyRecord } from '../../resources/keys/key.repo.ts';

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/schema.ts';
-import { keyLogPage, type Change } from './change-log.repo.ts';
+import type { Change } from './change.model.ts';
+import { keyLogPage } from './key-log.repo.ts';
 
 export const HISTORY_PAGE_SIZE = 20;
 

@@ -1,7 +1,7 @@
 import type { CustomerTable } from '../../db/schema.ts';
 import { sameJson } from '../../lib/canonical-json.ts';
 import type { ListLinkState, TagLinkState } from '../customers/membership.repo.ts';
-import type { Change, ChangeAction, FieldMap } from './change-log.repo.ts';
+import type { Change, ChangeAction, FieldMap } from './change.model.ts';
 
 /**
  * What undoing a key's changes to one customer does (DECISIONS "Change log and undo"), as

@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/schema.ts';
 import type { Clock } from '../../lib/time.ts';
 import { personActor } from '../actor.model.ts';
 import type { KeyRecord } from '../keys/key.repo.ts';
-import { countPending, pendingPage } from './change-log.repo.ts';
+import { countPending, pendingPage } from './undo.repo.ts';
 import type { Skip } from './undo-plan.model.ts';
 import { planFor, revertLines, type RevertLine } from './undo.service.ts';
 

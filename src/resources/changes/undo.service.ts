@@ -12,14 +12,8 @@ import { bumpCustomer, emailOwner, findCustomerRow, lockCustomer } from '../cust
 import { membershipsOf, setMembership, type ListLinkState, type TagLinkState } from '../customers/membership.repo.ts';
 import { findKeyById } from '../keys/key.repo.ts';
 import { WritePipeline, type Tx, type Written } from '../writes/write.pipeline.ts';
-import {
-  changesAfter,
-  customersChangedBy,
-  keysOfChanges,
-  markUndone,
-  pendingChanges,
-  type ChangeInput,
-} from './change-log.repo.ts';
+import type { ChangeInput } from './change.model.ts';
+import { changesAfter, customersChangedBy, keysOfChanges, markUndone, pendingChanges } from './undo.repo.ts';
 import { planCustomerUndo, type Skip, type UndoPlan } from './undo-plan.model.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { sameJson } from '../../lib/canonical-json.ts';
-import type { Change } from '../changes/change-log.repo.ts';
+import type { Change } from '../changes/change.model.ts';
 
 /**
  * What a membership that test keys added replaced (SPEC "Behaviour rules" 9: anything staff

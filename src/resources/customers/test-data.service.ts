@@ -1,7 +1,8 @@
 import type { CustomerTable } from '../../db/schema.ts';
 import { forbidden } from '../../errors.ts';
 import type { Actor } from '../actor.model.ts';
-import { membershipAddsBy, type ChangeInput } from '../changes/change-log.repo.ts';
+import { membershipAddsBy } from '../changes/change-log.repo.ts';
+import type { ChangeInput } from '../changes/change.model.ts';
 import type { Tx, Written } from '../writes/write.pipeline.ts';
 import type { TestDataRemoval } from './customer-body.schema.ts';
 import { bumpCustomer, lockCustomer } from './customer-write.repo.ts';

@@ -1,5 +1,5 @@
 import { toInstant } from '../../lib/time.ts';
-import type { ChangeInput, FieldMap } from '../changes/change-log.repo.ts';
+import type { ChangeInput, FieldMap } from '../changes/change.model.ts';
 
 /**
  * A customer's changes in one write, as the webhook event they make (DECISIONS "Webhooks"):

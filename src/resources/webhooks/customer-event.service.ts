@@ -1,5 +1,5 @@
 import type { Scope } from '../actor.model.ts';
-import type { ChangeInput } from '../changes/change-log.repo.ts';
+import type { ChangeInput } from '../changes/change.model.ts';
 import { readCustomerJson } from '../customers/customer-json.repo.ts';
 import type { Tx } from '../writes/write.pipeline.ts';
 import { takesAny, type CarriedEvent } from './webhook.model.ts';

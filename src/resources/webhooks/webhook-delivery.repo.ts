@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
 import type { Engine } from '../../db/dialects/types.ts';
-import { PreparedQuery, preparedInsert } from '../../db/prepared.ts';
 import type { Queryable, Tx, WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../../db/schema.ts';
 
-/** The event outbox and its deliveries (011-webhooks). */
+/**
+ * The delivery queue the worker works (011-webhooks): the signal that deliveries were
+ * written, the claim of due deliveries, their outcomes, and the queue's state for /metrics.
+ */
 
 type WrittenListener = (endpointIds: readonly string[]) => void;
 const written = new Set<WrittenListener>();
@@ -19,119 +21,9 @@ export function onDeliveriesWritten(listener: WrittenListener): () => void {
   return () => written.delete(listener);
 }
 
-/** Deliveries due now were written for these endpoints (this module's writes, and a write's last statement). */
+/** Deliveries due now were written for these endpoints (the outbox, a Resend, and a write's last statement). */
 export function deliveriesWritten(endpointIds: readonly string[]): void {
   for (const listener of written) listener(endpointIds);
-}
-
-// Written by every write a webhook endpoint listens to: compiled once (db/prepared.ts).
-const INSERT_EVENT = preparedInsert('webhook_events');
-const INSERT_DELIVERY = preparedInsert('webhook_deliveries');
-
-type Prefixed = Record<`event_${string}` | `delivery_${string}`, unknown>;
-
-/** The event in the WITH of its one delivery's INSERT (Engine.insertsInWith). Shape: both rows' columns. */
-const EVENT_WITH_DELIVERY = new PreparedQuery<Prefixed, never>((db, param, shape) => {
-  const [event = '', delivery = ''] = shape.split('|');
-  const row = (prefix: 'event_' | 'delivery_', columns: string) =>
-    Object.fromEntries(columns.split(',').map((c) => [c, param(`${prefix}${c}`)])) as never;
-  return db
-    .with('event', (w) => w.insertInto('webhook_events').values(row('event_', event)))
-    .insertInto('webhook_deliveries')
-    .values(row('delivery_', delivery));
-});
-
-/**
- * An event and its deliveries, in the transaction of the change it describes (the
- * transactional outbox). The usual case, one endpoint, is one statement where the engine
- * can insert in a WITH; otherwise one statement a row.
- */
-export async function insertOutbox(
-  tx: Tx,
-  engine: Engine,
-  event: WebhookEventTable,
-  deliveries: readonly WebhookDeliveryTable[],
-): Promise<void> {
-  const [only] = deliveries;
-  if (engine.insertsInWith && deliveries.length === 1 && only !== undefined) {
-    const e = Object.entries(event);
-    const d = Object.entries(only);
-    const params = Object.fromEntries([
-      ...e.map(([c, v]) => [`event_${c}`, v]),
-      ...d.map(([c, v]) => [`delivery_${c}`, v]),
-    ]) as Prefixed;
-    await EVENT_WITH_DELIVERY.execute(tx, params, `${e.map(([c]) => c).join(',')}|${d.map(([c]) => c).join(',')}`);
-    deliveriesWritten([only.endpoint_id]);
-  } else {
-    await INSERT_EVENT(tx, event);
-    await insertDeliveries(tx, deliveries);
-  }
-}
-
-/** Deliveries of an event already written (the outbox's, or one taken with the write's last statement). */
-export async function insertDeliveries(tx: Tx, deliveries: readonly WebhookDeliveryTable[]): Promise<void> {
-  for (const delivery of deliveries) await INSERT_DELIVERY(tx, delivery);
-  if (deliveries.length > 0) deliveriesWritten(deliveries.map((d) => d.endpoint_id));
-}
-
-export type DeliveryRow = WebhookDeliveryTable & { type: string };
-
-/** An endpoint's most recent deliveries, newest first, with their event's type. */
-export async function recentDeliveries(
-  db: Queryable,
-  workspaceId: string,
-  endpointId: string,
-  limit: number,
-): Promise<DeliveryRow[]> {
-  return db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
-    .selectAll('d')
-    .select('e.type')
-    .where('d.workspace_id', '=', workspaceId)
-    .where('d.endpoint_id', '=', endpointId)
-    .orderBy('d.created_at', 'desc')
-    .orderBy('d.id', 'desc')
-    .limit(limit)
-    .execute();
-}
-
-/** How many deliveries an endpoint has, and how many of them still wait to be sent. */
-export async function deliveryCounts(
-  db: Queryable,
-  workspaceId: string,
-  endpointId: string,
-): Promise<{ total: number; pending: number }> {
-  const row = await db
-    .selectFrom('webhook_deliveries')
-    .select((eb) => [
-      eb.fn.countAll<number | string>().as('total'),
-      eb.fn.sum<number | string | null>(eb.case().when('status', '=', 'pending').then(1).else(0).end()).as('pending'),
-    ])
-    .where('workspace_id', '=', workspaceId)
-    .where('endpoint_id', '=', endpointId)
-    .executeTakeFirstOrThrow();
-  return { total: Number(row.total), pending: Number(row.pending ?? 0) };
-}
-
-/** Makes a delivery due now again ("Resend"), whatever it came to. */
-export async function requeueDelivery(
-  tx: Tx,
-  workspaceId: string,
-  endpointId: string,
-  eventId: string,
-  now: number,
-): Promise<boolean> {
-  const result = await tx
-    .updateTable('webhook_deliveries')
-    .set({ status: 'pending', next_attempt_at: now, claimed_until: null, updated_at: now })
-    .where('workspace_id', '=', workspaceId)
-    .where('endpoint_id', '=', endpointId)
-    .where('event_id', '=', eventId)
-    .executeTakeFirst();
-  const found = Number(result.numUpdatedRows) > 0;
-  if (found) deliveriesWritten([endpointId]);
-  return found;
 }
 
 /** What a worker needs to make one attempt. */

@@ -4,7 +4,8 @@ import { toInstant } from '../../lib/time.ts';
 import type { Scope } from '../actor.model.ts';
 import type { Tx } from '../writes/write.pipeline.ts';
 import type { Engine } from '../../db/dialects/types.ts';
-import { deliveriesWritten, insertDeliveries, insertOutbox } from './webhook-delivery.repo.ts';
+import { deliveriesWritten } from './webhook-delivery.repo.ts';
+import { insertDeliveries, insertOutbox } from './webhook-outbox.repo.ts';
 import { enabledEndpoints } from './webhook-endpoint.repo.ts';
 import { takesAny, type CarriedEvent } from './webhook.model.ts';
 

@@ -7,7 +7,7 @@ import type { Clock } from '../../lib/time.ts';
 import { hostOf, isIpAddress, refusedAddress } from '../../lib/webhook-address.ts';
 import type { AuditAction, AuditActor } from '../audit/audit.model.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import { deliveryCounts, recentDeliveries, requeueDelivery } from './webhook-delivery.repo.ts';
+import { deliveryCounts, recentDeliveries, requeueDelivery } from './endpoint-deliveries.repo.ts';
 import {
   countEndpoints,
   deleteEndpoint as removeEndpoint,

@@ -5,7 +5,7 @@ import { StaleWrite } from '../../db/stale-write.ts';
 import type { Writer } from '../../db/write.ts';
 import { ApiError, TransientConflict } from '../../errors.ts';
 import type { Actor } from '../actor.model.ts';
-import { changeRow, type ChangeInput } from '../changes/change-log.repo.ts';
+import { changeRow, type ChangeInput } from '../changes/change.model.ts';
 import { eventAtHand, recordCustomerEvents } from '../webhooks/customer-event.service.ts';
 import { carryEvent } from '../webhooks/webhook-event.service.ts';
 import type { CarriedEvent } from '../webhooks/webhook.model.ts';
