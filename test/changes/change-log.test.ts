@@ -1,10 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeChangeLog } from '../../src/jobs/retention.ts';
 import { DAY_MS } from '../../src/lib/time.ts';
-import { changesByKey } from '../../src/resources/changes/change-log.repo.ts';
+import type { Queryable } from '../../src/db/schema.ts';
+import { toChange } from '../../src/resources/changes/change.model.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 import { createCustomer, del, patch, post, makeTag, roomy } from '../helpers/writes.ts';
+
+/** Changes by a key, newest first. */
+async function changesByKey(db: Queryable, keyId: string) {
+  const rows = await db
+    .selectFrom('change_log')
+    .selectAll()
+    .where('key_id', '=', keyId)
+    .orderBy('at', 'desc')
+    .orderBy('customer_version', 'desc')
+    .execute();
+  return rows.map(toChange);
+}
 
 describe.each(ENGINES)('the change log on %s', (engine) => {
   let t: TestApp;

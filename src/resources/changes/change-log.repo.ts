@@ -3,7 +3,7 @@ import { preparedInsert } from '../../db/prepared.ts';
 import type { ChangeLogTable, Database, Queryable, Tx } from '../../db/schema.ts';
 import { toChange, type Change } from './change.model.ts';
 
-/** The change log's writes and yearly purge, and two plain reads: a key's changes, a customer's membership adds. */
+/** The change log's writes and yearly purge, and the read of a customer's membership adds. */
 
 const INSERT_ONE = preparedInsert('change_log');
 
@@ -23,18 +23,6 @@ export async function insertChangeRows(
       .insertInto('change_log')
       .values(rows.slice(i, i + perInsert))
       .execute();
-}
-
-/** Changes by a key, newest first (tests and the console read the log this way). */
-export async function changesByKey(db: Queryable, keyId: string): Promise<Change[]> {
-  const rows = await db
-    .selectFrom('change_log')
-    .selectAll()
-    .where('key_id', '=', keyId)
-    .orderBy('at', 'desc')
-    .orderBy('customer_version', 'desc')
-    .execute();
-  return rows.map(toChange);
 }
 
 /** One batch of the changes older than `before` (DECISIONS: kept 365 days, then purged). */
