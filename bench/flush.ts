@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate, openStorage } from '../src/db/index.ts';
-import type { Db, KeyCustomerReadTable } from '../src/db/schema.ts';
+import type { Db } from '../src/db/schema.ts';
+import type { KeyCustomerReadTable } from '../src/db/tables/activity.ts';
 import { markCustomersSent } from '../src/jobs/activity.repo.ts';
 import { newId } from '../src/lib/ids.ts';
 

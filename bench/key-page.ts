@@ -11,7 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import type { ChangeLogTable } from '../src/db/schema.ts';
+import type { ChangeLogTable } from '../src/db/tables/change.ts';
 import { UndoJobWorker } from '../src/jobs/undo-jobs.ts';
 import { insertChangeRows } from '../src/resources/changes/change-log.repo.ts';
 import { changeRow } from '../src/resources/changes/change.model.ts';

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Engine } from '../db/dialects/types.ts';
-import type { CustomerListTable, CustomerTable, CustomerTagTable, Database } from '../db/schema.ts';
+import type { Database } from '../db/schema.ts';
+import type { CustomerListTable, CustomerTable, CustomerTagTable } from '../db/tables/customer.ts';
 import { sameJson } from '../lib/canonical-json.ts';
 import { insertChangeRows } from '../resources/changes/change-log.repo.ts';
 import { changeRow, type ChangeAuthor, type ChangeInput, type FieldMap } from '../resources/changes/change.model.ts';

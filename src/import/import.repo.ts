@@ -1,7 +1,8 @@
 import { sql, type Expression } from 'kysely';
 import type { Engine } from '../db/dialects/types.ts';
 import { filterColumnNames, fromApiRecord, toDocRow, type DocTable } from '../db/doc-rows.ts';
-import type { CustomerListTable, CustomerTable, CustomerTagTable, Queryable, Tx } from '../db/schema.ts';
+import type { Queryable, Tx } from '../db/schema.ts';
+import type { CustomerListTable, CustomerTable, CustomerTagTable } from '../db/tables/customer.ts';
 import type { Customer } from '../resources/customers/customer.schema.ts';
 import { group, logImportedCustomers, type CustomerLinks, type ImportedCustomer } from './customer-log.ts';
 import type { TableName } from './record-kinds.ts';

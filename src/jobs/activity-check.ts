@@ -4,7 +4,7 @@ import { DAY_MS, type Clock } from '../lib/time.ts';
 import type { AuditActor } from '../resources/audit/audit.model.ts';
 import { findKeyById } from '../resources/keys/key.repo.ts';
 import { changeKeyStatus } from '../resources/keys/key.service.ts';
-import type { KeyActivityCheckTable } from '../db/schema.ts';
+import type { KeyActivityCheckTable } from '../db/tables/activity.ts';
 import {
   customerThreshold,
   judge,

@@ -1,5 +1,5 @@
 import type { Engine } from '../db/dialects/types.ts';
-import type { KeyActivityHourTable, KeyCustomerReadTable } from '../db/schema.ts';
+import type { KeyActivityHourTable, KeyCustomerReadTable } from '../db/tables/activity.ts';
 import { unavailableReason } from '../db/unavailable.ts';
 import type { Writer } from '../db/write.ts';
 import type { Clock } from '../lib/time.ts';

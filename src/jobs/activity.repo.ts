@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Engine } from '../db/dialects/types.ts';
-import type { Db, KeyActivityCheckTable, KeyActivityHourTable, KeyCustomerReadTable, Tx } from '../db/schema.ts';
+import type { Db, Tx } from '../db/schema.ts';
+import type { KeyActivityCheckTable, KeyActivityHourTable, KeyCustomerReadTable } from '../db/tables/activity.ts';
 import type { Writer } from '../db/write.ts';
 import { DAY_MS } from '../lib/time.ts';
 import { PreparedInsertMany } from '../db/prepared.ts';

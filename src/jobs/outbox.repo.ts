@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
-import type { Db, OutboxTable, Tx } from '../db/schema.ts';
+import type { Db, Tx } from '../db/schema.ts';
+import type { OutboxTable } from '../db/tables/console.ts';
 
 /** Emails kept for the console to show: when there is no SMTP_URL, or the server refused them. */
 export async function keepInOutbox(tx: Tx, row: Insertable<OutboxTable>): Promise<void> {

@@ -1,4 +1,5 @@
-import type { Tx, WebhookEndpointTable } from '../db/schema.ts';
+import type { Tx } from '../db/schema.ts';
+import type { WebhookEndpointTable } from '../db/tables/webhook.ts';
 import { disableIfFailingSince, noteAttempt } from '../resources/webhooks/webhook-endpoint.repo.ts';
 import { FAILING_DISABLE_MS } from '../resources/webhooks/webhook.model.ts';
 import { emailKeyManagers } from './pause-email.ts';

@@ -1,4 +1,5 @@
-import type { Tx, WebhookEndpointTable } from '../db/schema.ts';
+import type { Tx } from '../db/schema.ts';
+import type { WebhookEndpointTable } from '../db/tables/webhook.ts';
 import { recordOutcomes, releaseClaims } from '../resources/webhooks/webhook-delivery.repo.ts';
 import type { Finished, Held } from './webhook-attempt.ts';
 import { noteEndpoints, tellDisabled } from './webhook-endpoint-health.ts';

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { ListTable, Queryable, TagTable } from '../db/schema.ts';
+import type { Queryable } from '../db/schema.ts';
+import type { ListTable, TagTable } from '../db/tables/customer.ts';
 import type { PagePlan } from './paging.model.ts';
 import { pageQuery } from './paging.repo.ts';
 

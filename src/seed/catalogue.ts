@@ -1,5 +1,5 @@
 import type { DocRecord } from '../db/doc-rows.ts';
-import type { ListTable, TagTable } from '../db/schema.ts';
+import type { ListTable, TagTable } from '../db/tables/customer.ts';
 import { newId } from '../lib/ids.ts';
 import { buildEvents } from './catalogue-events.ts';
 import { buildActivities, buildPackages } from './catalogue-products.ts';

@@ -1,6 +1,6 @@
 import { setImmediate as yieldNow } from 'node:timers/promises';
 import type { DocRecord } from '../db/doc-rows.ts';
-import type { CustomerListTable, CustomerTable, CustomerTagTable } from '../db/schema.ts';
+import type { CustomerListTable, CustomerTable, CustomerTagTable } from '../db/tables/customer.ts';
 import { sellBooking } from './booking-orders.ts';
 import { planBooking } from './booking-plan.ts';
 import { buildBlock } from './bookings.ts';

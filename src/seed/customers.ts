@@ -1,4 +1,4 @@
-import type { CustomerListTable, CustomerTable, CustomerTagTable } from '../db/schema.ts';
+import type { CustomerListTable, CustomerTable, CustomerTagTable } from '../db/tables/customer.ts';
 import { newId } from '../lib/ids.ts';
 import { DAY_MS } from '../lib/time.ts';
 import { isAdultOn } from '../resources/customers/customer-record.model.ts';

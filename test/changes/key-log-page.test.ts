@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChangeLogTable } from '../../src/db/schema.ts';
+import type { ChangeLogTable } from '../../src/db/tables/change.ts';
 import { insertChangeRows } from '../../src/resources/changes/change-log.repo.ts';
 import { changeRow } from '../../src/resources/changes/change.model.ts';
 import { KEY_LOG_COUNTED, keyLogPage } from '../../src/resources/changes/key-log.repo.ts';

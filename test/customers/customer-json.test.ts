@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CustomerTable } from '../../src/db/schema.ts';
+import type { CustomerTable } from '../../src/db/tables/customer.ts';
 import { maskEmail, maskPhone } from '../../src/lib/mask.ts';
 import { toInstant } from '../../src/lib/time.ts';
 import { customerJson, pageCustomersJson, readCustomerJson } from '../../src/resources/customers/customer-json.repo.ts';

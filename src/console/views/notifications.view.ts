@@ -1,4 +1,4 @@
-import type { OutboxTable } from '../../db/schema.ts';
+import type { OutboxTable } from '../../db/tables/console.ts';
 import { html } from '../html.ts';
 import { page, when, type PageContext } from './layout.ts';
 

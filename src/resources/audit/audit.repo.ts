@@ -1,4 +1,5 @@
-import type { AuditLogTable, Queryable, Tx } from '../../db/schema.ts';
+import type { Queryable, Tx } from '../../db/schema.ts';
+import type { AuditLogTable } from '../../db/tables/console.ts';
 
 /** The audit log (012-audit): one row per entry, paged newest first by (at, id) within a workspace. */
 export async function insertAuditRow(tx: Tx, row: AuditLogTable): Promise<void> {

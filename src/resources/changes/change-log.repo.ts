@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import { preparedInsert } from '../../db/prepared.ts';
-import type { ChangeLogTable, Database, Queryable, Tx } from '../../db/schema.ts';
+import type { Database, Queryable, Tx } from '../../db/schema.ts';
+import type { ChangeLogTable } from '../../db/tables/change.ts';
 import { toChange, type Change } from './change.model.ts';
 
 /** The change log's writes and yearly purge, and the read of a customer's membership adds. */

@@ -1,4 +1,4 @@
-import type { ChangeLogTable } from '../../db/schema.ts';
+import type { ChangeLogTable } from '../../db/tables/change.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Actor } from '../actor.model.ts';
 

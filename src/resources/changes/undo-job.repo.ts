@@ -1,6 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { Engine } from '../../db/dialects/types.ts';
-import type { Queryable, Tx, UndoJobSkipTable, UndoJobTable } from '../../db/schema.ts';
+import type { Queryable, Tx } from '../../db/schema.ts';
+import type { UndoJobSkipTable, UndoJobTable } from '../../db/tables/change.ts';
 
 /** Undo jobs and the changes they left alone (015-undo-jobs). */
 

@@ -1,4 +1,5 @@
-import type { Queryable, UndoJobSkipTable, UndoJobTable } from '../../db/schema.ts';
+import type { Queryable } from '../../db/schema.ts';
+import type { UndoJobSkipTable, UndoJobTable } from '../../db/tables/change.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
 import type { Writer } from '../../db/write.ts';
 import { conflict } from '../../errors.ts';

@@ -1,4 +1,4 @@
-import type { CustomerTable } from '../../db/schema.ts';
+import type { CustomerTable } from '../../db/tables/customer.ts';
 import { sameJson } from '../../lib/canonical-json.ts';
 import type { ListLinkState, TagLinkState } from '../customers/membership.repo.ts';
 import type { Change, ChangeAction, FieldMap } from './change.model.ts';

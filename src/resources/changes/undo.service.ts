@@ -1,4 +1,5 @@
-import type { CustomerTable, Queryable } from '../../db/schema.ts';
+import type { Queryable } from '../../db/schema.ts';
+import type { CustomerTable } from '../../db/tables/customer.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
 import type { EngineWriter } from '../../db/write.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';

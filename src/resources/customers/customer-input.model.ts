@@ -1,5 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js';
-import type { CustomerTable } from '../../db/schema.ts';
+import type { CustomerTable } from '../../db/tables/customer.ts';
 import { forbidden, invalid, type FieldError } from '../../errors.ts';
 import { isCalendarDate } from '../../lib/time.ts';
 import type { UpdateCustomerBody } from './customer-body.schema.ts';

@@ -2,7 +2,8 @@ import { type Param, PreparedQuery, preparedInsert } from '../../db/prepared.ts'
 import { returningPays } from '../../db/statement-costs.ts';
 import { lockRows } from '../../db/transaction-lock.ts';
 import type { Transaction } from 'kysely';
-import type { CustomerTable, Database, Queryable } from '../../db/schema.ts';
+import type { Database, Queryable } from '../../db/schema.ts';
+import type { CustomerTable } from '../../db/tables/customer.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
 import type { Scope } from '../actor.model.ts';
 import {

@@ -1,4 +1,4 @@
-import type { CustomerTable } from '../../db/schema.ts';
+import type { CustomerTable } from '../../db/tables/customer.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
 import { ApiError, conflict, invalid, notFound } from '../../errors.ts';
 import { isIdOf, newId } from '../../lib/ids.ts';

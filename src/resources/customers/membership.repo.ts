@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
-import type { CustomerListTable, CustomerTagTable, Database, Queryable } from '../../db/schema.ts';
+import type { Database, Queryable } from '../../db/schema.ts';
+import type { CustomerListTable, CustomerTagTable } from '../../db/tables/customer.ts';
 
 /**
  * A customer's tag and list memberships (SPEC "Customer": tags, lists). A membership's

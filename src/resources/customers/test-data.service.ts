@@ -1,4 +1,4 @@
-import type { CustomerTable } from '../../db/schema.ts';
+import type { CustomerTable } from '../../db/tables/customer.ts';
 import { forbidden } from '../../errors.ts';
 import type { Actor } from '../actor.model.ts';
 import { membershipAddsBy } from '../changes/change-log.repo.ts';

@@ -1,5 +1,6 @@
 import type { Insertable, Updateable } from 'kysely';
-import type { ApiKeyTable, Queryable, Tx } from '../../db/schema.ts';
+import type { Queryable, Tx } from '../../db/schema.ts';
+import type { ApiKeyTable } from '../../db/tables/workspace.ts';
 import {
   DEFAULT_WORKSPACE_REQUESTS_PER_MINUTE,
   effectiveLimits,

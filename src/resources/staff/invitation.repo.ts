@@ -1,4 +1,5 @@
-import type { Queryable, StaffInvitationTable, Tx } from '../../db/schema.ts';
+import type { Queryable, Tx } from '../../db/schema.ts';
+import type { StaffInvitationTable } from '../../db/tables/console.ts';
 
 /** Invitations to a workspace (012-audit), found by the SHA-256 of the link's token. */
 export async function insertInvitation(tx: Tx, row: StaffInvitationTable): Promise<void> {

@@ -1,4 +1,6 @@
-import type { ConsoleSessionTable, Queryable, StaffTable, Tx } from '../../db/schema.ts';
+import type { Queryable, Tx } from '../../db/schema.ts';
+import type { ConsoleSessionTable } from '../../db/tables/console.ts';
+import type { StaffTable } from '../../db/tables/workspace.ts';
 
 /** Console sessions (005-console), found by the SHA-256 of the cookie's token. */
 export interface SessionRow extends ConsoleSessionTable {

@@ -1,4 +1,5 @@
-import type { ConsoleSignInFailureTable, Queryable, Tx } from '../../db/schema.ts';
+import type { Queryable, Tx } from '../../db/schema.ts';
+import type { ConsoleSignInFailureTable } from '../../db/tables/console.ts';
 
 /** Failed sign-ins and the lock-outs they lead to (005-console). */
 export async function recordFailure(tx: Tx, row: ConsoleSignInFailureTable): Promise<void> {

@@ -1,4 +1,5 @@
-import type { Queryable, StaffTable, Tx } from '../../db/schema.ts';
+import type { Queryable, Tx } from '../../db/schema.ts';
+import type { StaffTable } from '../../db/tables/workspace.ts';
 
 /** Staff rows for signing in and setting passwords (the console and the CLI). */
 export type StaffRow = Pick<StaffTable, 'id' | 'workspace_id' | 'email' | 'name' | 'role' | 'password_hash'>;

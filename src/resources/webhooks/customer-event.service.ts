@@ -12,7 +12,7 @@ import {
 } from './customer-event.model.ts';
 import { vocabularyNames } from './vocabulary.repo.ts';
 import type { Engine } from '../../db/dialects/types.ts';
-import type { WebhookEndpointTable } from '../../db/schema.ts';
+import type { WebhookEndpointTable } from '../../db/tables/webhook.ts';
 import { completeCarried, endpointsFor, writeEvents, type NewEvent } from './webhook-event.service.ts';
 
 /** What a writer knows already, so the events need not look it up again. */

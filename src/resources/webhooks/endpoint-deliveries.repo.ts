@@ -1,4 +1,5 @@
-import type { Queryable, Tx, WebhookDeliveryTable } from '../../db/schema.ts';
+import type { Queryable, Tx } from '../../db/schema.ts';
+import type { WebhookDeliveryTable } from '../../db/tables/webhook.ts';
 import { deliveriesWritten } from './webhook-delivery.repo.ts';
 
 /** An endpoint's deliveries for the endpoint service: the recent ones, their counts, "Resend" (011-webhooks). */

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Engine } from '../../db/dialects/types.ts';
-import type { Queryable, Tx, WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../../db/schema.ts';
+import type { Queryable, Tx } from '../../db/schema.ts';
+import type { WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../../db/tables/webhook.ts';
 
 /**
  * The delivery queue the worker works (011-webhooks): the signal that deliveries were

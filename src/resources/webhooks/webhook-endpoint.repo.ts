@@ -1,6 +1,7 @@
 import { sql, type Insertable, type QueryCreator, type Updateable } from 'kysely';
 import { PreparedQuery } from '../../db/prepared.ts';
-import type { Database, Queryable, Tx, WebhookEndpointTable } from '../../db/schema.ts';
+import type { Database, Queryable, Tx } from '../../db/schema.ts';
+import type { WebhookEndpointTable } from '../../db/tables/webhook.ts';
 import type { Scope } from '../actor.model.ts';
 
 /** Webhook endpoints (011-webhooks): every query names its workspace (CONVENTIONS 4). */

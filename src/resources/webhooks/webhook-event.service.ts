@@ -1,4 +1,4 @@
-import type { WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../../db/schema.ts';
+import type { WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../../db/tables/webhook.ts';
 import { newId } from '../../lib/ids.ts';
 import { toInstant } from '../../lib/time.ts';
 import type { Scope } from '../actor.model.ts';

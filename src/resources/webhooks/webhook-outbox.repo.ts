@@ -1,6 +1,7 @@
 import type { Engine } from '../../db/dialects/types.ts';
 import { PreparedQuery, preparedInsert } from '../../db/prepared.ts';
-import type { Tx, WebhookDeliveryTable, WebhookEventTable } from '../../db/schema.ts';
+import type { Tx } from '../../db/schema.ts';
+import type { WebhookDeliveryTable, WebhookEventTable } from '../../db/tables/webhook.ts';
 import { deliveriesWritten } from './webhook-delivery.repo.ts';
 
 /** The event outbox and its deliveries (011-webhooks). */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../../db/schema.ts';
+import type { WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../../db/tables/webhook.ts';
 import { toInstant } from '../../lib/time.ts';
 
 /**

@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
-import type { Queryable, StaffTable, Tx, WorkspaceTable } from '../../db/schema.ts';
+import type { Queryable, Tx } from '../../db/schema.ts';
+import type { StaffTable, WorkspaceTable } from '../../db/tables/workspace.ts';
 
 /** Workspaces and their staff (the people who sign in to the developer settings). */
 export async function workspaceExists(db: Queryable, id: string): Promise<boolean> {

@@ -1,4 +1,4 @@
-import type { WebhookEndpointTable } from '../../db/schema.ts';
+import type { WebhookEndpointTable } from '../../db/tables/webhook.ts';
 import type { Scope } from '../actor.model.ts';
 import { CUSTOMER_EVENT_TYPES } from '../webhooks/customer-event.model.ts';
 import { takesAny } from '../webhooks/webhook.model.ts';

@@ -1,5 +1,6 @@
 import { type Param, PreparedQuery } from '../../db/prepared.ts';
-import type { IdempotencyKeyTable, Queryable, Tx } from '../../db/schema.ts';
+import type { Queryable, Tx } from '../../db/schema.ts';
+import type { IdempotencyKeyTable } from '../../db/tables/change.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
 import { lockKey, locksAreFree, tryTransactionLock } from '../../db/transaction-lock.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';

@@ -1,7 +1,9 @@
 import { sql, type QueryCreator, type SqlBool } from 'kysely';
 import type { Engine } from '../../db/dialects/types.ts';
 import { PreparedQuery } from '../../db/prepared.ts';
-import type { ChangeLogTable, Database, Tx, WebhookEndpointTable } from '../../db/schema.ts';
+import type { Database, Tx } from '../../db/schema.ts';
+import type { ChangeLogTable } from '../../db/tables/change.ts';
+import type { WebhookEndpointTable } from '../../db/tables/webhook.ts';
 import type { Scope } from '../actor.model.ts';
 import { insertChangeRows } from '../changes/change-log.repo.ts';
 import { enabledEndpoints, selectEnabledEndpoints } from '../webhooks/webhook-endpoint.repo.ts';

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Engine } from '../../db/dialects/types.ts';
-import type { Database, IdempotencyKeyTable } from '../../db/schema.ts';
+import type { Database } from '../../db/schema.ts';
+import type { IdempotencyKeyTable } from '../../db/tables/change.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
 import type { Writer } from '../../db/write.ts';
 import { ApiError, TransientConflict } from '../../errors.ts';
