@@ -56,7 +56,11 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * customers (default 1,000,000); `--json`: only the JSON document on stdout (progress goes
  * to stderr). Settings: BENCH_CUSTOMERS, BENCH_SECONDS per measurement (10), BENCH_WARMUP
  * seconds (3), BENCH_CONNECTIONS (32), BENCH_UPDATE_POOL (2048), BENCH_DATABASE_URL (a fresh
- * SQLite file, or PostgreSQL database, when unset).
+ * SQLite file, or PostgreSQL database, when unset), BENCH_ROUNDS (1): each scenario and its
+ * ceiling measured that many times in turns, the order swapped each round, reported as the
+ * round of the median ratio with every round's ratio beside it (`rounds`), since on a shared
+ * machine the speed moves between minutes and one measurement of each can land in different
+ * ones (create_webhook takes turns with create, its `of_create` the median of theirs).
  * Exits non-zero when any answer was not 2xx.
  */
 const QUICK = process.argv.includes('--quick');
@@ -78,6 +82,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const UPDATE_POOL = Number(process.env.BENCH_UPDATE_POOL ?? 2048);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`BENCH_ROUNDS: a whole number, 1 or more, got ${ROUNDS}`);
 const COLD_STARTS = 3;
 const UNLIMITED = 1_000_000_000;
 const PAGE = 100;
@@ -95,6 +101,8 @@ interface Load {
 
 interface ScenarioResult extends Load {
   name: string;
+  /** Every round's ratio to the ceiling, when there was more than one (BENCH_ROUNDS). */
+  rounds?: number[];
   ceiling: string;
   ceiling_rps: number;
   also: { ceiling: string; ceiling_rps: number }[];
@@ -104,6 +112,8 @@ interface ScenarioResult extends Load {
 
 interface WebhookOutcome {
   create_rps: number;
+  /** Every round's rate over create's, when there was more than one. */
+  of_create_rounds?: number[];
   deliveries: { delivered: number; pending: number; failed: number };
 }
 
@@ -155,6 +165,34 @@ async function load(options: autocannon.Options, cpuPid?: number): Promise<Load>
     errors: r.non2xx + r.errors,
     ...(cpuPid !== undefined && r.requests.total > 0 ? { cpuUs: (cpu * TICK_US) / r.requests.total } : {}),
   };
+}
+
+/** What `paired` measured: the round of the median ratio, and every round's ratio. */
+interface Paired {
+  ours: Load;
+  theirs: Load;
+  ratios: number[];
+}
+
+/**
+ * Ours and theirs ROUNDS times in turns, ours first in odd rounds and theirs first in even ones;
+ * answers the round whose ratio is the median, so its rates and its ratio belong together.
+ */
+async function paired(ours: () => Promise<Load>, theirs: () => Promise<Load>): Promise<Paired> {
+  const rounds: { ours: Load; theirs: Load }[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    if (i % 2 === 0) {
+      const o = await ours();
+      rounds.push({ ours: o, theirs: await theirs() });
+    } else {
+      const t = await theirs();
+      rounds.push({ ours: await ours(), theirs: t });
+    }
+  }
+  const ratios = rounds.map((r) => r.ours.rps / r.theirs.rps);
+  const order = ratios.map((ratio, i) => ({ ratio, i })).sort((a, b) => a.ratio - b.ratio);
+  const median = rounds[order[Math.floor((order.length - 1) / 2)]!.i]!;
+  return { ...median, ratios };
 }
 
 const quantile = (xs: number[], q: number) => {
@@ -385,9 +423,8 @@ async function main() {
     const scenarios: ScenarioResult[] = [];
     const record = (
       name: string,
-      ours: Load,
+      { ours, theirs, ratios }: Paired,
       ceiling: string,
-      theirs: Load,
       also: [string, Load][] = [],
       webhook?: WebhookOutcome,
     ) => {
@@ -397,6 +434,7 @@ async function main() {
         ceiling,
         ceiling_rps: theirs.rps,
         also: also.map(([c, l]) => ({ ceiling: c, ceiling_rps: l.rps })),
+        ...(ratios.length > 1 ? { rounds: ratios } : {}),
         ...(webhook ? { webhook } : {}),
       });
       const others = also.map(([c, l]) => `; ${c} ${l.rps.toFixed(0)}/s`).join('');
@@ -425,25 +463,29 @@ async function main() {
         ],
       });
     log('get_one…');
-    const getOne = await getOneOf(api!.url);
-    const rawLoad = await load({ url: raw.url });
-    const bareGet = await load({
-      url: bare.url,
-      requests: [
-        {
-          setupRequest: (req) => ({ ...req, path: `/customers/${ids[Math.floor(Math.random() * ids.length)]}` }),
-        },
-      ],
-    });
+    const rawLoad = () => load({ url: raw.url });
+    const bareGet = () =>
+      load({
+        url: bare.url,
+        requests: [
+          {
+            setupRequest: (req) => ({ ...req, path: `/customers/${ids[Math.floor(Math.random() * ids.length)]}` }),
+          },
+        ],
+      });
     // On SQLite get_one's ceiling stays raw_node_http (the documents before it compare so);
-    // on PostgreSQL the bare route is the ceiling, the machine's limit beside it.
-    if (engine === 'sqlite') record('get_one', getOne, 'raw_node_http', rawLoad, [[names.get, bareGet]]);
-    else record('get_one', getOne, names.get, bareGet, [['raw_node_http', rawLoad]]);
+    // on PostgreSQL the bare route is the ceiling, the machine's limit beside it (measured once).
+    const getOne = await paired(() => getOneOf(api!.url), engine === 'sqlite' ? rawLoad : bareGet);
+    if (engine === 'sqlite') record('get_one', getOne, 'raw_node_http', [[names.get, await bareGet()]]);
+    else record('get_one', getOne, names.get, [['raw_node_http', await rawLoad()]]);
 
     log('page_100…');
     const pageOf = (url: string) => load({ url: `${url}/customers?limit=${PAGE}`, headers });
-    const page = await pageOf(api!.url);
-    record('page_100', page, names.read, await load({ url: `${bare.url}/customers?limit=${PAGE}` }));
+    const page = await paired(
+      () => pageOf(api!.url),
+      () => load({ url: `${bare.url}/customers?limit=${PAGE}` }),
+    );
+    record('page_100', page, names.read);
 
     log('sync…');
     const walkOf = (url: string) => (c: string | undefined) =>
@@ -460,31 +502,45 @@ async function main() {
       }
       return walked;
     };
-    const sync = await syncOf(api!.url);
     await walk(bareWalk, {}, 20);
-    const bareSync = await walk(bareWalk, {});
-    record('sync', sync, names.read, bareSync);
+    const sync = await paired(
+      () => syncOf(api!.url),
+      () => walk(bareWalk, {}),
+    );
+    record('sync', sync, names.read);
 
     log('create…');
     const createOf = (url: string, pid?: number) => load({ ...create, url: `${url}/customers` }, pid);
-    const created = await createOf(api!.url, api!.process.pid);
-    const createCeiling = await load({ ...create, url: `${insert.url}/customers` });
-    record('create', created, names.insert, createCeiling);
+    const createCeiling = () => load({ ...create, url: `${insert.url}/customers` });
+    const created = await paired(() => createOf(api!.url, api!.process.pid), createCeiling);
+    record('create', created, names.insert);
 
     if (WEBHOOK) {
       log('create_webhook…');
       const receiver = await startChild(['bench/webhook-receiver.mjs'], {}, listening);
       children.push(receiver);
-      // The write path looks its endpoints up on every write: one made now counts at once.
-      const endpoint = await addEndpoint(databaseUrl, workspaceId, `${receiver.url}/hooks`);
-      const withEndpoint = await createOf(api!.url, api!.process.pid);
-      const deliveries = await retireEndpoint(databaseUrl, workspaceId, endpoint);
+      const deliveries = { delivered: 0, pending: 0, failed: 0 };
+      const withEndpoint = async () => {
+        // The write path looks its endpoints up on every write: one made now counts at once.
+        const endpoint = await addEndpoint(databaseUrl, workspaceId, `${receiver.url}/hooks`);
+        const measured = await createOf(api!.url, api!.process.pid);
+        const left = await retireEndpoint(databaseUrl, workspaceId, endpoint);
+        for (const k of ['delivered', 'pending', 'failed'] as const) deliveries[k] += left[k];
+        return measured;
+      };
+      // With one round, against create's own measurements; with more, in turns with create.
+      const hooked =
+        ROUNDS > 1
+          ? await paired(withEndpoint, () => createOf(api!.url, api!.process.pid))
+          : { ours: await withEndpoint(), theirs: created.ours, ratios: [] };
       log(
         `  deliveries: ${deliveries.delivered} delivered, ${deliveries.pending} pending, ${deliveries.failed} failed`,
       );
-      // Against create's own ceiling measurement: its ratio over create's is the rates' ratio.
-      record('create_webhook', withEndpoint, names.insert, createCeiling, [], {
-        create_rps: created.rps,
+      // Its ratio is against the create ceiling of create's median round; of_create against
+      // the create it took turns with.
+      record('create_webhook', { ...hooked, theirs: created.theirs, ratios: [] }, names.insert, [], {
+        create_rps: hooked.theirs.rps,
+        ...(hooked.ratios.length > 1 ? { of_create_rounds: hooked.ratios } : {}),
         deliveries,
       });
     }
@@ -523,8 +579,8 @@ async function main() {
           },
         ],
       });
-    const updated = await updateOf(api!.url);
-    record('update', updated, names.insert, await load({ ...create, url: `${insert.url}/customers` }));
+    const updated = await paired(() => updateOf(api!.url), createCeiling);
+    record('update', updated, names.insert);
 
     const apiPeak = api!.peakRssMiB();
     const barePeak = bare.peakRssMiB();
@@ -543,12 +599,12 @@ async function main() {
       // Every worker warms up its key cache and statements before it is measured.
       await load({ url: `${url}/customers?limit=1`, headers });
       const runs: [string, () => Promise<Load>, Load][] = [
-        ['get_one', () => getOneOf(url), getOne],
-        ['page_100', () => pageOf(url), page],
+        ['get_one', () => getOneOf(url), getOne.ours],
+        ['page_100', () => pageOf(url), page.ours],
         // The creates since the seed are customers too: the walk must find them all.
-        ['sync', async () => syncOf(url, await liveCustomers(databaseUrl, workspaceId)), sync],
-        ['create', () => createOf(url), created],
-        ['update', () => updateOf(url), updated],
+        ['sync', async () => syncOf(url, await liveCustomers(databaseUrl, workspaceId)), sync.ours],
+        ['create', () => createOf(url), created.ours],
+        ['update', () => updateOf(url), updated.ours],
       ];
       for (const [name, run, one] of runs) {
         const result = await run();
@@ -573,6 +629,7 @@ async function main() {
         ceiling: s.ceiling,
         ceiling_rps: Math.round(s.ceiling_rps),
         ratio: r3(s.rps / s.ceiling_rps),
+        ...(s.rounds ? { rounds: s.rounds.map(r3) } : {}),
         ...(s.also.length > 0
           ? {
               also: s.also.map((a) => ({
@@ -586,6 +643,7 @@ async function main() {
           ? {
               create_rps: Math.round(s.webhook.create_rps),
               of_create: r3(s.rps / s.webhook.create_rps),
+              ...(s.webhook.of_create_rounds ? { of_create_rounds: s.webhook.of_create_rounds.map(r3) } : {}),
               deliveries: s.webhook.deliveries,
             }
           : {}),
