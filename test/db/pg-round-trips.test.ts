@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage } from '../../src/db/index.ts';
 import { createEndpoint, deleteEndpoint } from '../../src/resources/webhooks/webhook.service.ts';
-import { makeTestApp } from '../helpers/app.ts';
+import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 
 /**
@@ -23,6 +23,19 @@ function countingRoundTrips() {
   return { sent, restore: () => (pg.Client.prototype.query = query) };
 }
 
+/** A create by the live key under its own Idempotency-Key. */
+const createAda = (t: TestApp, idempotencyKey: string, email: string) =>
+  t.call(t.keys.live, {
+    method: 'POST',
+    url: '/customers',
+    headers: { 'idempotency-key': idempotencyKey },
+    payload: { first_name: 'Ada', email },
+  });
+
+/** An update of one field by the live key. */
+const nameCountess = (t: TestApp, id: string) =>
+  t.call(t.keys.live, { method: 'PATCH', url: `/customers/${id}`, payload: { nickname: 'Countess' } });
+
 describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (postgres)', () => {
   let fresh: TestStorage;
   beforeAll(async () => {
@@ -36,12 +49,7 @@ describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (post
     await t.call(t.keys.live, { method: 'GET', url: '/customers?limit=1' });
     const trips = countingRoundTrips();
     try {
-      const created = await t.call(t.keys.live, {
-        method: 'POST',
-        url: '/customers',
-        headers: { 'idempotency-key': 'trips-1' },
-        payload: { first_name: 'Ada', email: 'ada@example.com' },
-      });
+      const created = await createAda(t, 'trips-1', 'ada@example.com');
       expect(created.statusCode).toBe(201);
       expect(trips.sent).not.toContain('begin');
       expect(trips.sent.at(-1)).toBe('commit');
@@ -58,23 +66,14 @@ describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (post
 
       // The replay is a transaction that wrote nothing, and its answer is the first one.
       trips.sent.length = 0;
-      const again = await t.call(t.keys.live, {
-        method: 'POST',
-        url: '/customers',
-        headers: { 'idempotency-key': 'trips-1' },
-        payload: { first_name: 'Ada', email: 'ada@example.com' },
-      });
+      const again = await createAda(t, 'trips-1', 'ada@example.com');
       expect(again.json().id).toBe(created.json().id);
       expect(trips.sent).toHaveLength(2);
 
       // An update: the row's lock, the new version, the answer read back, the change log in
       // the WITH of the endpoints' look-up, COMMIT.
       trips.sent.length = 0;
-      const updated = await t.call(t.keys.live, {
-        method: 'PATCH',
-        url: `/customers/${created.json().id}`,
-        payload: { nickname: 'Countess' },
-      });
+      const updated = await nameCountess(t, created.json().id);
       expect(updated.statusCode).toBe(200);
       expect(trips.sent).toHaveLength(5);
       expect(trips.sent[3]).toMatch(/^with "change" as \(insert into "change_log".*from "webhook_endpoints"/s);
@@ -116,13 +115,7 @@ describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (post
         .execute();
       return rows;
     };
-    const create = (n: number) =>
-      t.call(t.keys.live, {
-        method: 'POST',
-        url: '/customers',
-        headers: { 'idempotency-key': `hooks-${n}` },
-        payload: { first_name: 'Ada', email: `ada-${n}@example.com` },
-      });
+    const create = (n: number) => createAda(t, `hooks-${n}`, `ada-${n}@example.com`);
     // The scope's first write finds its endpoints: the event goes after its last statement.
     expect((await create(1)).statusCode).toBe(201);
     const trips = countingRoundTrips();
@@ -149,11 +142,7 @@ describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (post
       expect((await create(4)).statusCode).toBe(201);
       expect(trips.sent).toHaveLength(4);
       trips.sent.length = 0;
-      const updated = await t.call(t.keys.live, {
-        method: 'PATCH',
-        url: `/customers/${created.json().id}`,
-        payload: { nickname: 'Countess' },
-      });
+      const updated = await nameCountess(t, created.json().id);
       expect(updated.statusCode).toBe(200);
       expect(trips.sent).toHaveLength(5);
       const [update] = await deliveriesOf('customer.updated');
