@@ -6,9 +6,6 @@ import { OutcomeRecorder } from './webhook-outcomes.ts';
 import { ATTEMPT_TIMEOUT_MS } from './webhook-sender.ts';
 import type { WebhookWorkerDeps } from './webhook-worker-deps.ts';
 
-export { BUSY_STARTS_PER_SECOND } from './webhook-busy-throttle.ts';
-export type { DeliveryOutcome, WebhookWorkerDeps } from './webhook-worker-deps.ts';
-
 /** A claim outlives the longest attempt, with room for writing its outcome. */
 const LEASE_MS = ATTEMPT_TIMEOUT_MS + 20_000;
 /** A held delivery is started only with this much of its lease left: the attempt and its recording. */

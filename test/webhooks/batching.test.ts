@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage, type Storage } from '../../src/db/index.ts';
 import type { Writer } from '../../src/db/write.ts';
-import { WebhookDeliveryWorker, type WebhookWorkerDeps } from '../../src/jobs/webhook-delivery.ts';
+import { WebhookDeliveryWorker } from '../../src/jobs/webhook-delivery.ts';
+import type { WebhookWorkerDeps } from '../../src/jobs/webhook-worker-deps.ts';
 import type { AttemptResult } from '../../src/jobs/webhook-sender.ts';
 import { writeEvents } from '../../src/resources/webhooks/webhook-event.service.ts';
 import { createEndpoint } from '../../src/resources/webhooks/webhook.service.ts';
