@@ -1,4 +1,5 @@
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.ts';
+import { groupBy } from '../lib/group-by.ts';
 import type { RouteAccess } from './types.ts';
 
 /** What the reference needs to know of an operation to say how it can fail. */
@@ -109,11 +110,6 @@ export function errorAnswers(op: Operation): ErrorAnswer[] {
 
 /** The same answers grouped by HTTP status, in status order. */
 export function errorAnswersByStatus(op: Operation): Map<number, ErrorAnswer[]> {
-  const byStatus = new Map<number, ErrorAnswer[]>();
   const sorted = [...errorAnswers(op)].sort((a, b) => ERROR_CATALOGUE[a.code].status - ERROR_CATALOGUE[b.code].status);
-  for (const answer of sorted) {
-    const status = ERROR_CATALOGUE[answer.code].status;
-    byStatus.set(status, [...(byStatus.get(status) ?? []), answer]);
-  }
-  return byStatus;
+  return groupBy(sorted, (answer) => ERROR_CATALOGUE[answer.code].status);
 }

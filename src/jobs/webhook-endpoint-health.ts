@@ -1,5 +1,6 @@
 import type { Tx } from '../db/schema.ts';
 import type { WebhookEndpointTable } from '../db/tables/webhook.ts';
+import { groupBy } from '../lib/group-by.ts';
 import { disableIfFailingSince, noteAttempt } from '../resources/webhooks/webhook-endpoint.repo.ts';
 import { FAILING_DISABLE_MS } from '../resources/webhooks/webhook.model.ts';
 import { emailKeyManagers } from './pause-email.ts';
@@ -46,13 +47,9 @@ async function noteEndpoint(tx: Tx, own: Finished[]): Promise<WebhookEndpointTab
 
 /** Attempts grouped by endpoint, each group in the order its attempts ended. */
 function byEndpoint(finished: readonly Finished[]): Finished[][] {
-  const groups = new Map<string, Finished[]>();
-  for (const f of finished) {
-    const group = groups.get(f.claimed.endpoint.id);
-    if (group) group.push(f);
-    else groups.set(f.claimed.endpoint.id, [f]);
-  }
-  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, group]) => group);
+  return [...groupBy(finished, (f) => f.claimed.endpoint.id).entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, group]) => group);
 }
 
 /** Tells the workspace's key managers an endpoint was disabled; the disable has committed, so a failed email is only logged. */

@@ -1,5 +1,6 @@
 import type { Tx } from '../db/schema.ts';
 import type { WebhookEndpointTable } from '../db/tables/webhook.ts';
+import { groupBy } from '../lib/group-by.ts';
 import { recordOutcomes, releaseClaims } from '../resources/webhooks/webhook-delivery.repo.ts';
 import type { Finished, Held } from './webhook-attempt.ts';
 import { noteEndpoints, tellDisabled } from './webhook-endpoint-health.ts';
@@ -107,21 +108,17 @@ export class OutcomeRecorder {
   ): Promise<{ recorded: Set<string>; disabled: WebhookEndpointTable[] }> {
     const recorded = new Set<string>();
     // Attempts that came to the same outcome under the same claim are one statement.
-    const groups = new Map<string, Finished[]>();
-    for (const f of finished) {
-      const o = f.outcome;
-      const key = JSON.stringify([f.lease, o.status, o.lastStatus, o.lastError, o.nextAttemptAt]);
-      const group = groups.get(key);
-      if (group) group.push(f);
-      else groups.set(key, [f]);
-    }
+    const groups = groupBy(finished, ({ lease, outcome: o }) =>
+      JSON.stringify([lease, o.status, o.lastStatus, o.lastError, o.nextAttemptAt]),
+    );
     for (const group of groups.values()) {
       const ids = group.map((f) => f.claimed.delivery.id);
       for (const id of await recordOutcomes(tx, ids, group[0]!.lease, group[0]!.outcome, now)) recorded.add(id);
     }
-    const byLease = new Map<number, string[]>();
-    for (const r of released) byLease.set(r.lease, [...(byLease.get(r.lease) ?? []), r.claimed.delivery.id]);
-    for (const [lease, ids] of byLease) await releaseClaims(tx, ids, lease);
+    for (const [lease, held] of groupBy(released, (r) => r.lease)) {
+      const ids = held.map((r) => r.claimed.delivery.id);
+      await releaseClaims(tx, ids, lease);
+    }
     const disabled = await noteEndpoints(
       tx,
       finished.filter((f) => recorded.has(f.claimed.delivery.id)),

@@ -1,3 +1,4 @@
+import { groupBy } from '../../lib/group-by.ts';
 import type { Scope } from '../actor.model.ts';
 import type { ChangeInput } from '../changes/change.model.ts';
 import { readCustomerJson } from '../customers/customer-json.repo.ts';
@@ -50,7 +51,7 @@ export async function recordCustomerEvents(
   }
   if (endpoints.length === 0) return;
   const events: NewEvent[] = [];
-  for (const [id, own] of byCustomer(changes)) {
+  for (const [id, own] of groupBy(changes, (c) => c.customerId)) {
     const type = customerEventType(own);
     const at = Math.max(...own.map((c) => c.at));
     const json = type === 'customer.deleted' ? '' : (records?.get(id) ?? (await readRecord(tx, scope, id, at)));
@@ -66,7 +67,7 @@ export async function recordCustomerEvents(
  * record at hand, no membership removed (whose name would be read). Null otherwise.
  */
 export function eventAtHand(changes: readonly ChangeInput[], records?: ReadonlyMap<string, string>): NewEvent | null {
-  const grouped = byCustomer(changes);
+  const grouped = groupBy(changes, (c) => c.customerId);
   const [only] = grouped;
   if (grouped.size !== 1 || only === undefined) return null;
   const [id, own] = only;
@@ -91,16 +92,6 @@ function customerEvent(
   if (type === 'customer.created') return { type, at, objectJson: json };
   const object = JSON.parse(json) as Record<string, unknown>;
   return { type, at, objectJson: json, previous: previousAttributes(object, earliestBefore(own), names) };
-}
-
-function byCustomer(changes: readonly ChangeInput[]): Map<string, ChangeInput[]> {
-  const grouped = new Map<string, ChangeInput[]>();
-  for (const change of changes) {
-    const list = grouped.get(change.customerId);
-    if (list) list.push(change);
-    else grouped.set(change.customerId, [change]);
-  }
-  return grouped;
 }
 
 /** The customer as GET shows it at `at`, read with the API's own read path. */
