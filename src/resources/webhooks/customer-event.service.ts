@@ -12,14 +12,14 @@ import {
   removedMemberships,
 } from './customer-event.model.ts';
 import { vocabularyNames } from './vocabulary.repo.ts';
+import type { EndpointTaker } from './webhook-endpoint.repo.ts';
 import type { Engine } from '../../db/dialects/types.ts';
-import type { WebhookEndpointTable } from '../../db/tables/webhook.ts';
 import { completeCarried, endpointsFor, writeEvents, type NewEvent } from './webhook-event.service.ts';
 
 /** What a writer knows already, so the events need not look it up again. */
 export interface KnownToEvents {
   /** The scope's enabled endpoints (the pipeline reads them with its change-log rows). */
-  enabled?: readonly WebhookEndpointTable[];
+  enabled?: readonly EndpointTaker[];
   /** Customers' JSON the write has at hand (Written.records). */
   records?: ReadonlyMap<string, string>;
   /** The write's one event, written by its last statement with deliveries to these endpoints. */

@@ -40,8 +40,11 @@ export async function findEndpoint(
   return query.executeTakeFirst();
 }
 
+/** An enabled endpoint as a write sees it: which events it takes (the worker reads the rest when it sends). */
+export type EndpointTaker = Pick<WebhookEndpointTable, 'id' | 'events'>;
+
 /** The enabled endpoints of a workspace's mode: where its events go. */
-export async function enabledEndpoints(db: Queryable, scope: Scope): Promise<WebhookEndpointTable[]> {
+export async function enabledEndpoints(db: Queryable, scope: Scope): Promise<EndpointTaker[]> {
   return ENABLED.execute(db, { workspaceId: scope.workspaceId, mode: scope.livemode ? 'live' : 'test' });
 }
 
@@ -52,7 +55,7 @@ export async function enabledEndpoints(db: Queryable, scope: Scope): Promise<Web
 export function selectEnabledEndpoints(db: QueryCreator<Database>, workspaceId: string, mode: 'live' | 'test') {
   return db
     .selectFrom('webhook_endpoints')
-    .selectAll()
+    .select(['id', 'events'])
     .where('workspace_id', '=', workspaceId)
     .where('mode', '=', mode)
     .where('status', '=', sql.lit('enabled'));
@@ -60,7 +63,7 @@ export function selectEnabledEndpoints(db: QueryCreator<Database>, workspaceId: 
 
 // Every write of a customer asks it (where the engine cannot fold it into the write's last
 // statement, write-tail.repo.ts): compiled once (db/prepared.ts).
-const ENABLED = new PreparedQuery<{ workspaceId: string; mode: 'live' | 'test' }, WebhookEndpointTable>((db, param) =>
+const ENABLED = new PreparedQuery<{ workspaceId: string; mode: 'live' | 'test' }, EndpointTaker>((db, param) =>
   selectEnabledEndpoints(db, param('workspaceId'), param('mode')),
 );
 

@@ -1,4 +1,4 @@
-import type { WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../../db/tables/webhook.ts';
+import type { WebhookDeliveryTable, WebhookEventTable } from '../../db/tables/webhook.ts';
 import { newId } from '../../lib/ids.ts';
 import { toInstant } from '../../lib/time.ts';
 import type { Scope } from '../actor.model.ts';
@@ -6,7 +6,7 @@ import type { Tx } from '../writes/write.pipeline.ts';
 import type { Engine } from '../../db/dialects/types.ts';
 import { deliveriesWritten } from './webhook-delivery.repo.ts';
 import { insertDeliveries, insertOutbox } from './webhook-outbox.repo.ts';
-import { enabledEndpoints } from './webhook-endpoint.repo.ts';
+import { enabledEndpoints, type EndpointTaker } from './webhook-endpoint.repo.ts';
 import { takesAny, type CarriedEvent } from './webhook.model.ts';
 
 /**
@@ -83,7 +83,7 @@ export async function writeEvents(
   tx: Tx,
   engine: Engine,
   scope: Scope,
-  endpoints: readonly WebhookEndpointTable[],
+  endpoints: readonly EndpointTaker[],
   events: readonly NewEvent[],
 ): Promise<void> {
   for (const event of events) {
@@ -118,7 +118,7 @@ export function carryEvent(scope: Scope, event: NewEvent): CarriedEvent {
 export async function completeCarried(
   tx: Tx,
   engine: Engine,
-  endpoints: readonly WebhookEndpointTable[],
+  endpoints: readonly EndpointTaker[],
   carried: CarriedEvent,
   deliveredTo: ReadonlySet<string>,
 ): Promise<void> {
@@ -132,7 +132,7 @@ export async function completeCarried(
 }
 
 /** The enabled endpoints of the scope taking any of these types; empty: nothing to record. */
-export async function endpointsFor(tx: Tx, scope: Scope, types: readonly string[]): Promise<WebhookEndpointTable[]> {
+export async function endpointsFor(tx: Tx, scope: Scope, types: readonly string[]): Promise<EndpointTaker[]> {
   const endpoints = await enabledEndpoints(tx, scope);
   return endpoints.filter((e) => takesAny(e, types));
 }

@@ -1,6 +1,6 @@
-import type { WebhookEndpointTable } from '../../db/tables/webhook.ts';
 import type { Scope } from '../actor.model.ts';
 import { CUSTOMER_EVENT_TYPES } from '../webhooks/customer-event.model.ts';
+import type { EndpointTaker } from '../webhooks/webhook-endpoint.repo.ts';
 import { takesAny } from '../webhooks/webhook.model.ts';
 
 /** Scopes remembered at most; past it the memory starts again (a guess lost costs one write its fold). */
@@ -18,7 +18,7 @@ export class EventsTaken {
     return this.taken.get(key(scope)) === true;
   }
 
-  note(scope: Scope, endpoints: readonly WebhookEndpointTable[]): void {
+  note(scope: Scope, endpoints: readonly EndpointTaker[]): void {
     const taken = endpoints.some((e) => takesAny(e, CUSTOMER_EVENT_TYPES));
     if (!taken && !this.taken.has(key(scope))) return;
     if (this.taken.size >= REMEMBERED) this.taken.clear();

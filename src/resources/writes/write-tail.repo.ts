@@ -3,10 +3,9 @@ import type { Engine } from '../../db/dialects/types.ts';
 import { PreparedQuery } from '../../db/prepared.ts';
 import type { Database, Tx } from '../../db/schema.ts';
 import type { ChangeLogTable } from '../../db/tables/change.ts';
-import type { WebhookEndpointTable } from '../../db/tables/webhook.ts';
 import type { Scope } from '../actor.model.ts';
 import { insertChangeRows } from '../changes/change-log.repo.ts';
-import { enabledEndpoints, selectEnabledEndpoints } from '../webhooks/webhook-endpoint.repo.ts';
+import { enabledEndpoints, selectEnabledEndpoints, type EndpointTaker } from '../webhooks/webhook-endpoint.repo.ts';
 import type { CarriedEvent } from '../webhooks/webhook.model.ts';
 import { answerRow, saveAnswer, saveParams, storing, type SaveParams } from './idempotency.repo.ts';
 import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
@@ -33,7 +32,7 @@ interface CarriedParams {
 }
 
 /** An endpoint the write's last statement found, and whether it wrote the carried event's delivery to it. */
-type TailRow = WebhookEndpointTable & { delivered?: boolean };
+type TailRow = EndpointTaker & { delivered?: boolean };
 
 /**
  * The write's one change-log row and, for a POST, its stored answer, in the WITH of the
@@ -84,7 +83,7 @@ const TAIL = new PreparedQuery<TailParams, TailRow>((db, param, shape) => {
 
 /** What the write's last statement found: the enabled endpoints, and those a carried event's deliveries went to. */
 export interface TailFound {
-  endpoints: WebhookEndpointTable[];
+  endpoints: EndpointTaker[];
   deliveredTo: ReadonlySet<string>;
 }
 
