@@ -64,15 +64,21 @@ export class LookSchedule {
     }, wait).unref();
   }
 
+  /**
+   * The wait doubles on every poll, one that pokes too: a claim that takes something resets it
+   * (foundWork), and one that takes nothing (what is due belongs to endpoints holding their
+   * fill) must not be asked again every FIRST_POLL_MS while they send, each time reading past
+   * the whole queue.
+   */
   private async poll(): Promise<void> {
     if (!this.hooks.running()) return;
     const now = this.deps.clock();
     const due = await nextDue(this.deps.store.db, now);
+    this.pollWait = Math.min(this.pollWait * 2, this.deps.pollMs ?? 2_000);
     if (due !== null && due <= now) {
       this.hooks.poke();
       return;
     }
-    this.pollWait = Math.min(this.pollWait * 2, this.deps.pollMs ?? 2_000);
     if (due !== null) this.pollWait = Math.max(1, Math.min(this.pollWait, due - now));
     this.schedulePoll();
   }

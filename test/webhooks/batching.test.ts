@@ -354,6 +354,46 @@ describe.each(ENGINES)('batched webhook delivery on %s', (engine) => {
     expect(rows.every((r) => r.status === 'delivered')).toBe(true);
   });
 
+  it('while what is due belongs to endpoints holding their fill, its polls back off instead of claiming every tenth of a second', async () => {
+    await events(40); // 120 deliveries, 40 to each endpoint; each endpoint holds 16 (perEndpoint 2)
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let started = 0;
+    const store = counted(storage);
+    const w = worker(
+      store,
+      async () => {
+        started++;
+        await held;
+        return ok();
+      },
+      { perEndpoint: 2 },
+    );
+    w.start();
+    try {
+      const until = Date.now() + 2_000;
+      while (started < 6 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      expect(started).toBe(6);
+      const claimed = await storage.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('claimed_until', 'is not', null)
+        .execute();
+      expect(claimed).toHaveLength(48);
+      // 72 more are due, and every endpoint holds its fill: each poll's claim takes nothing.
+      const before = store.writes;
+      await new Promise((r) => setTimeout(r, 1_600));
+      // Polls 0.2, 0.4, 0.8 s apart take four claims at most; every 0.1 s would be sixteen.
+      expect(store.writes - before).toBeLessThanOrEqual(6);
+    } finally {
+      const stopped = w.stop();
+      release();
+      await stopped;
+    }
+  });
+
   it('stopping gives back the deliveries it held but had not started, for any process to take at once', async () => {
     await events(40);
     let release!: () => void;
