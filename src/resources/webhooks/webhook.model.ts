@@ -98,13 +98,8 @@ export function subscribes(events: readonly string[], type: string): boolean {
   return type === 'webhook.test' || events.includes('*') || events.includes(type);
 }
 
-/** How an endpoint taking every type stores its list (webhook.service.ts). */
-export const EVERY_TYPE = JSON.stringify(['*']);
-
 /** Whether the endpoint subscribes to any of these event types. */
 export function takesAny(endpoint: Pick<WebhookEndpointTable, 'events'>, types: readonly string[]): boolean {
-  // Every write asks this of each endpoint; most take everything, stored as written here.
-  if (endpoint.events === EVERY_TYPE) return types.length > 0;
   const events = JSON.parse(endpoint.events) as string[];
   return types.some((t) => subscribes(events, t));
 }
