@@ -7,6 +7,11 @@ import { toChange, type Change } from './change.model.ts';
  * which key made them, and the mark an undo leaves on each.
  */
 
+/** A key's changes not yet undone: what an undo has left to do, the one definition of pending. */
+function notUndone(db: Queryable, keyId: string) {
+  return db.selectFrom('change_log').where('key_id', '=', keyId).where('undone_at', 'is', null);
+}
+
 /** A customer's changes after `version`, oldest first. */
 export async function changesAfter(db: Queryable, customerId: string, version: number): Promise<Change[]> {
   const rows = await db
@@ -21,11 +26,8 @@ export async function changesAfter(db: Queryable, customerId: string, version: n
 
 /** The customers a key changed whose changes are not all undone, most recently changed first. */
 export async function customersChangedBy(db: Queryable, keyId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('change_log')
+  const rows = await notUndone(db, keyId)
     .select(['object_id', (eb) => eb.fn.max('at').as('last')])
-    .where('key_id', '=', keyId)
-    .where('undone_at', 'is', null)
     .groupBy('object_id')
     .orderBy('last', 'desc')
     .execute();
@@ -39,12 +41,7 @@ export async function pendingChanges(
   customerId: string,
   until?: number,
 ): Promise<Change[]> {
-  let query = db
-    .selectFrom('change_log')
-    .selectAll()
-    .where('key_id', '=', keyId)
-    .where('object_id', '=', customerId)
-    .where('undone_at', 'is', null);
+  let query = notUndone(db, keyId).selectAll().where('object_id', '=', customerId);
   if (until !== undefined) query = query.where('at', '<=', until);
   const rows = await query.orderBy('customer_version', 'desc').execute();
   return rows.map(toChange);
@@ -61,11 +58,8 @@ export async function nextCustomersToUndo(
   until: number,
   limit: number,
 ): Promise<string[]> {
-  const rows = await db
-    .selectFrom('change_log')
+  const rows = await notUndone(db, keyId)
     .select('object_id')
-    .where('key_id', '=', keyId)
-    .where('undone_at', 'is', null)
     .where('at', '<=', until)
     .orderBy('at', 'desc')
     .orderBy('customer_version', 'desc')
@@ -108,11 +102,8 @@ export async function pendingPage(
   keyId: string,
   page: { offset: number; limit: number },
 ): Promise<Change[]> {
-  const rows = await db
-    .selectFrom('change_log')
+  const rows = await notUndone(db, keyId)
     .selectAll()
-    .where('key_id', '=', keyId)
-    .where('undone_at', 'is', null)
     .orderBy('at', 'desc')
     .orderBy('customer_version', 'desc')
     .orderBy('id', 'desc')
@@ -124,11 +115,7 @@ export async function pendingPage(
 
 /** How many of a key's changes are not yet undone, made at or before `until` when given. */
 export async function countPending(db: Queryable, keyId: string, until?: number): Promise<number> {
-  let query = db
-    .selectFrom('change_log')
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where('key_id', '=', keyId)
-    .where('undone_at', 'is', null);
+  let query = notUndone(db, keyId).select((eb) => eb.fn.countAll<number | string>().as('n'));
   if (until !== undefined) query = query.where('at', '<=', until);
   return Number((await query.executeTakeFirstOrThrow()).n);
 }
