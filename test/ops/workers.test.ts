@@ -73,7 +73,7 @@ describe('serve --workers on PostgreSQL', { timeout: 120_000 }, () => {
     ).secret;
     await addCustomers(storage.db, ws.id, 5, Date.now());
     server = await startServer(
-      { DATABASE_URL: storage.url, WORKERS: '2', DEMO: 'off', SHUTDOWN_DELAY_MS: '1000' },
+      { DATABASE_URL: storage.url, WORKERS: '2', DEMO: 'off', SHUTDOWN_DELAY_MS: '3000' },
       60_000,
     );
   }, 90_000);
@@ -127,8 +127,13 @@ describe('serve --workers on PostgreSQL', { timeout: 120_000 }, () => {
     draining = true;
     inFlightAtSigterm = clients.length;
     await Promise.all(clients);
-    // While the delay runs the workers say they are not ready, and still answer.
-    const ready = await get(`${s.url}/ready`);
+    // While the delay runs the workers say they are not ready, and still answer. A worker the
+    // supervisor has not yet relayed the signal to may still say 200: ask again.
+    let ready = await get(`${s.url}/ready`);
+    for (let i = 0; i < 20 && 'status' in ready && ready.status === 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      ready = await get(`${s.url}/ready`);
+    }
     expect('status' in ready && ready.status, JSON.stringify(ready)).toBe(503);
     expect('body' in ready && JSON.parse(ready.body).checks.shutdown).toBe('draining');
     expect(await s.exited).toBe(0);
