@@ -34,7 +34,7 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
 
   /** Polls the API until it answers `status` (the key cache refreshes every KEY_REFRESH_MS, 2 s). */
   const apiAnswers = async (secret: string, status: number, code?: string) => {
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 15_000;
     let last = { status: 0, code: undefined as string | undefined };
     while (Date.now() < deadline) {
       const res = await api(secret, '/key');

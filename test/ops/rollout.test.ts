@@ -69,9 +69,11 @@ describe('rolling out a new version on PostgreSQL', { timeout: 240_000 }, () => 
     let stopped = false;
     let turn = 0;
     const headers = { authorization: `Bearer ${secret}`, 'service-version': '2026-10-08' };
+    const inFlight = new Map<ServerProcess, number>();
     const send = async () => {
       const target = balancer[turn++ % balancer.length]!;
       const write = turn % 2 === 0;
+      inFlight.set(target, (inFlight.get(target) ?? 0) + 1);
       const res = await fetch(
         `${target.url}/customers`,
         write
@@ -82,15 +84,22 @@ describe('rolling out a new version on PostgreSQL', { timeout: 240_000 }, () => 
             }
           : { headers },
       ).catch((err: Error) => err);
-      if (res instanceof Error) failures.push(`${target.url}: ${res.message}`);
-      else if (res.status !== (write ? 201 : 200)) failures.push(`${target.url}: ${res.status} ${await res.text()}`);
-      else answered.set(target.url, (answered.get(target.url) ?? 0) + 1);
+      try {
+        if (res instanceof Error) failures.push(`${target.url}: ${res.message}`);
+        else if (res.status !== (write ? 201 : 200)) failures.push(`${target.url}: ${res.status} ${await res.text()}`);
+        else answered.set(target.url, (answered.get(target.url) ?? 0) + 1);
+      } finally {
+        inFlight.set(target, inFlight.get(target)! - 1);
+      }
     };
     let clients: Promise<void>[] = [];
     /** Takes a process out of the balancer, lets its requests finish, then stops it. */
     const retire = async (s: ServerProcess) => {
       balancer.splice(balancer.indexOf(s), 1);
-      await new Promise((r) => setTimeout(r, 300));
+      // As a balancer does: no new requests, and the stop only once those sent are answered.
+      for (const until = Date.now() + 10_000; (inFlight.get(s) ?? 0) > 0 && Date.now() < until; ) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
       expect(await s.stop()).toBe(0);
     };
     const serveAWhile = () => new Promise((r) => setTimeout(r, 1_500));
