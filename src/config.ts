@@ -11,6 +11,8 @@ export interface Config {
   readonly redisUrl: string | null;
   /** Prefix of every Redis key the limit store writes, so deployments can share one Redis. */
   readonly redisPrefix: string;
+  /** How long one limit check waits for Redis before this process answers from its own counts. */
+  readonly redisCommandTimeoutMs: number;
   readonly port: number;
   readonly host: string;
   /** Proxies whose X-Forwarded-For is believed (Fastify's trustProxy forms); false = none. */
@@ -187,6 +189,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     redisUrl,
     redisPrefix: env.REDIS_PREFIX || 'venue-api:',
+    redisCommandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 500, 10, 60_000),
     port,
     host,
     trustProxy: trustProxy(env.TRUST_PROXY),

@@ -10,7 +10,7 @@ import { MemoryLimitStore, type LimitLog } from './memory-store.ts';
  * database too, so they outlive a restart of the process or of Redis.
  */
 export async function openLimitStore(
-  config: Pick<Config, 'redisUrl' | 'redisPrefix'>,
+  config: Pick<Config, 'redisUrl' | 'redisPrefix' | 'redisCommandTimeoutMs'>,
   db: Writer,
   now: number,
   log?: LimitLog,
@@ -21,6 +21,7 @@ export async function openLimitStore(
     const store = new RedisLimitStore({
       url: config.redisUrl,
       prefix: config.redisPrefix,
+      commandTimeoutMs: config.redisCommandTimeoutMs,
       daily: new DailyCounterRepo(db),
       ...(log ? { log } : {}),
     });

@@ -31,6 +31,14 @@ describe('deployment settings', () => {
     expect(() => loadConfig({ SHUTDOWN_DELAY_MS: '-1' })).toThrow(/SHUTDOWN_DELAY_MS must be/);
   });
 
+  it('REDIS_COMMAND_TIMEOUT_MS is 500 ms unless set, within 10 ms to a minute', () => {
+    expect(loadConfig({}).redisCommandTimeoutMs).toBe(500);
+    expect(loadConfig({ REDIS_COMMAND_TIMEOUT_MS: '2000' }).redisCommandTimeoutMs).toBe(2000);
+    for (const bad of ['0', '5', '60001', 'soon']) {
+      expect(() => loadConfig({ REDIS_COMMAND_TIMEOUT_MS: bad })).toThrow(/REDIS_COMMAND_TIMEOUT_MS must be/);
+    }
+  });
+
   it('a bad SMTP_URL stops the server at start, saying which setting and why', async () => {
     const res = await runCliProcess(['serve', '--port', '0'], {
       DATABASE_URL: '/tmp/venue-bad-smtp-never-opened.sqlite',
