@@ -73,9 +73,11 @@ describe(`a request that reaches a closing server on ${engine}`, () => {
       const port = (t.app.server.address() as AddressInfo).port;
       const socket = await open(port);
       const reading = readUntilClosed(socket, 10_000);
-      // A request in flight (its body not all sent) keeps the connection busy through the close.
+      // A request in flight (its body not all sent) keeps the connection busy through the close:
+      // the close comes once the server has read its head, however long that took.
+      const received = new Promise((r) => t.app.server.once('request', r));
       socket.write('POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{');
-      await new Promise((r) => setTimeout(r, 100));
+      await received;
       const closing = t.app.close();
       await new Promise((r) => setTimeout(r, 100));
       // The rest of its body, and a second request behind it on the same connection.
