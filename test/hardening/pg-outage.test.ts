@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { migrate, openStorage, type Storage } from '../../src/db/index.ts';
 import { PgCluster } from '../helpers/pg-cluster.ts';
@@ -76,12 +76,10 @@ describe.skipIf(!ENGINES.includes('postgres'))('PostgreSQL outages under the ser
     const report = await underLoad('terminated', async () => {
       for (let i = 0; i < 3; i++) {
         // The server connects again as its load needs: wait (bounded) until it has, then cut.
-        let cut = await cluster.terminateBackends('venue');
-        for (const until = Date.now() + 10_000; cut === 0 && Date.now() < until; ) {
-          await sleep(100);
-          cut = await cluster.terminateBackends('venue');
-        }
-        expect(cut).toBeGreaterThan(0);
+        await vi.waitFor(async () => expect(await cluster.terminateBackends('venue')).toBeGreaterThan(0), {
+          timeout: 10_000,
+          interval: 100,
+        });
         await sleep(300);
       }
     });

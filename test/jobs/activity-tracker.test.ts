@@ -82,8 +82,7 @@ describe.each(ENGINES)('activity tracker under a database outage on %s', (engine
       tracker.customersSent(key, 'wsp_1', ids(i * 5, 5));
     }
     // The failed write rejects a turn of the event loop later: wait for it, not a fixed time.
-    const until = Date.now() + 5_000;
-    while (errors.length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+    await vi.waitFor(() => expect(errors).not.toHaveLength(0), { timeout: 5_000, interval: 10 });
     // One early flush started and failed; after it, calls wait for the timer's backoff.
     expect(state.attempts).toBe(1);
     expect(state.mostRunning).toBe(1);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Migrator } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openStorage } from '../../src/db/index.ts';
 import { migrationProvider, migrations } from '../../src/db/migrations/index.ts';
 import { systemClock } from '../../src/lib/time.ts';
@@ -97,9 +97,7 @@ describe('rolling out a new version on PostgreSQL', { timeout: 240_000 }, () => 
     const retire = async (s: ServerProcess) => {
       balancer.splice(balancer.indexOf(s), 1);
       // As a balancer does: no new requests, and the stop only once those sent are answered.
-      for (const until = Date.now() + 10_000; (inFlight.get(s) ?? 0) > 0 && Date.now() < until; ) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await vi.waitFor(() => expect(inFlight.get(s) ?? 0).toBe(0), { timeout: 10_000, interval: 20 });
       expect(await s.stop()).toBe(0);
     };
     const serveAWhile = () => new Promise((r) => setTimeout(r, 1_500));

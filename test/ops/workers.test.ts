@@ -129,11 +129,16 @@ describe('serve --workers on PostgreSQL', { timeout: 120_000 }, () => {
     await Promise.all(clients);
     // While the delay runs the workers say they are not ready, and still answer. A worker the
     // supervisor has not yet relayed the signal to may still say 200: ask again.
-    let ready = await get(`${s.url}/ready`);
-    for (let i = 0; i < 20 && 'status' in ready && ready.status === 200; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      ready = await get(`${s.url}/ready`);
-    }
+    let ready!: Awaited<ReturnType<typeof get>>;
+    await until(
+      async () => {
+        ready = await get(`${s.url}/ready`);
+        return !('status' in ready && ready.status === 200);
+      },
+      '/ready to stop saying 200',
+      s,
+      1_000,
+    );
     expect('status' in ready && ready.status, JSON.stringify(ready)).toBe(503);
     expect('body' in ready && JSON.parse(ready.body).checks.shutdown).toBe('draining');
     expect(await s.exited).toBe(0);

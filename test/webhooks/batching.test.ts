@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openStorage, type Storage } from '../../src/db/index.ts';
 import type { Writer } from '../../src/db/write.ts';
 import { WebhookDeliveryWorker } from '../../src/jobs/webhook-delivery.ts';
@@ -383,12 +383,13 @@ describe.each(ENGINES)('batched webhook delivery on %s', (engine) => {
             .where('claimed_until', 'is not', null)
             .execute()
         ).length;
-      const until = Date.now() + 3_000;
-      while ((started < 6 || (await claimed()) < 48) && Date.now() < until) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      expect(started).toBe(6);
-      expect(await claimed()).toBe(48);
+      await vi.waitFor(
+        async () => {
+          expect(started).toBe(6);
+          expect(await claimed()).toBe(48);
+        },
+        { timeout: 3_000, interval: 10 },
+      );
       // 72 more are due, and every endpoint holds its fill: each poll's claim takes nothing.
       const before = store.writes;
       await new Promise((r) => setTimeout(r, 1_600));
