@@ -6,7 +6,8 @@ import { sameJson } from '../lib/canonical-json.ts';
 import { insertChangeRows } from '../resources/changes/change-log.repo.ts';
 import { changeRow, type ChangeAuthor, type ChangeInput, type FieldMap } from '../resources/changes/change.model.ts';
 import type { ListLinkState, TagLinkState } from '../resources/customers/membership.repo.ts';
-import { recordCustomerEvents } from '../resources/webhooks/customer-event.service.ts';
+import { putCustomerEvents, takesCustomerEvents } from '../resources/webhooks/customer-event.service.ts';
+import { enabledEndpoints } from '../resources/webhooks/webhook-endpoint.repo.ts';
 
 /**
  * The import's entries in the change log (DECISIONS "Change log and undo"): one per
@@ -111,10 +112,17 @@ export async function logImportedCustomers(
     };
     return changeRow(author, changes[i]!);
   });
-  await insertChangeRows(tx, rows, engine.maxInsertRows(Object.keys(rows[0] ?? {}).length || 1));
   // DECISIONS "Webhooks": an import's changes send events like any other writer's, per mode.
   for (const livemode of [false, true]) {
-    const ofMode = changes.filter((_, i) => (imported[i]!.row.livemode === 1) === livemode);
-    await recordCustomerEvents(tx, engine, { workspaceId: context.workspaceId, livemode }, ofMode);
+    const scope = { workspaceId: context.workspaceId, livemode };
+    const ofMode = imported.flatMap((c, i) => ((c.row.livemode === 1) === livemode ? [i] : []));
+    if (ofMode.length === 0 || !takesCustomerEvents(await enabledEndpoints(tx, scope))) continue;
+    await putCustomerEvents(
+      tx,
+      scope,
+      ofMode.map((i) => changes[i]!),
+      ofMode.map((i) => rows[i]!),
+    );
   }
+  await insertChangeRows(tx, rows, engine.maxInsertRows(Object.keys(rows[0] ?? {}).length + 1));
 }

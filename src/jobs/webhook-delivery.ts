@@ -1,4 +1,5 @@
 import { claimDue, onDeliveriesWritten } from '../resources/webhooks/webhook-delivery.repo.ts';
+import { fanOutEvents, onEventsWritten } from '../resources/webhooks/webhook-fan-out.repo.ts';
 import { attemptDelivery, type Held } from './webhook-attempt.ts';
 import { BusyThrottle } from './webhook-busy-throttle.ts';
 import { LookSchedule } from './webhook-look-schedule.ts';
@@ -23,6 +24,11 @@ const HOLD_PER_SLOT = 8;
  *
  * Attempts run concurrently, at most `perEndpoint` to one endpoint, so a slow or dead
  * receiver holds up only its own queue, and none of it runs on a request's path.
+ *
+ * A customer's event rides in its change-log row (customer-event.service.ts); each claim's
+ * transaction first makes the deliveries of as many waiting events as the process has room
+ * to hold (webhook-fan-out.repo.ts); while the API is busy, no faster than attempts start,
+ * so events wait in their rows and the writes pay for none of their deliveries.
  *
  * What it costs the API is its transactions (on SQLite each joins the one writer's group
  * commit; on PostgreSQL each is round trips and a commit), so they are few and large: one
@@ -50,6 +56,8 @@ export class WebhookDeliveryWorker {
   private readonly outcomes: OutcomeRecorder;
   private readonly looks: LookSchedule;
   private readonly throttle: BusyThrottle;
+  /** Events made into deliveries: while the process is busy, no faster than attempts start. */
+  private readonly fanOuts: BusyThrottle;
 
   constructor(private readonly deps: WebhookWorkerDeps) {
     this.outcomes = new OutcomeRecorder(deps);
@@ -59,6 +67,8 @@ export class WebhookDeliveryWorker {
       wantsMore: (endpointId) => this.holdsHalfOrLess(endpointId),
     });
     this.throttle = new BusyThrottle(deps, () => this.startAttempts());
+    // A second's share at a time: one claim's transaction makes them, not one each.
+    this.fanOuts = new BusyThrottle(deps, () => this.poke(), 1);
   }
 
   private get slots(): number {
@@ -73,11 +83,21 @@ export class WebhookDeliveryWorker {
     if (this.started) return;
     this.started = true;
     this.stopping = false;
-    this.unsubscribe = onDeliveriesWritten((endpointIds) => {
+    const fromDeliveries = onDeliveriesWritten((endpointIds) => {
       if (this.stopping) return;
       this.dueLikely = true;
       this.looks.wake(endpointIds);
     });
+    const fromEvents = onEventsWritten(() => {
+      // While busy with its share of events made, the throttle's timer looks once more may be.
+      if (this.stopping || this.fanOuts.startsAllowed() < 1) return;
+      this.dueLikely = true;
+      this.looks.wake([], true);
+    });
+    this.unsubscribe = () => {
+      fromDeliveries();
+      fromEvents();
+    };
     this.poke();
   }
 
@@ -123,6 +143,7 @@ export class WebhookDeliveryWorker {
     this.unsubscribe = null;
     this.looks.stop();
     this.throttle.stop();
+    this.fanOuts.stop();
     await this.filling;
     for (const held of this.waiting.values()) this.outcomes.giveBack(held);
     this.waiting.clear();
@@ -169,9 +190,12 @@ export class WebhookDeliveryWorker {
       const now = this.deps.clock();
       const lease = now + LEASE_MS;
       const { finished, released } = this.outcomes.take();
+      const allowed = this.stopping ? 0 : this.fanOuts.startsAllowed();
+      const events = Math.min(room, allowed);
       const result = await this.deps.store
         .write(async (tx) => ({
           ...(await this.outcomes.recordIn(tx, finished, released, now)),
+          made: await fanOutEvents(tx, this.deps.engine, events),
           ...(await claimDue(tx, this.deps.engine, now, lease, { total: room, perEndpoint, held })),
         }))
         .catch((err: unknown) => {
@@ -179,11 +203,18 @@ export class WebhookDeliveryWorker {
           this.outcomes.gather();
           throw err;
         });
-      const { claimed, more, skipped, recorded, disabled } = result;
+      const { claimed, more, skipped, recorded, disabled, made } = result;
       await this.outcomes.recorded(finished, recorded, disabled);
+      if (Number.isFinite(allowed)) this.fanOuts.spend(made.taken);
+      // As many events as asked for were made into deliveries: more may wait.
+      const moreEvents = events > 0 && made.taken === events;
       // All that was due is taken, unless some was passed over.
-      if (!more && !skipped) this.dueLikely = false;
-      if (claimed.length === 0) return;
+      if (!more && !skipped && !moreEvents) this.dueLikely = false;
+      if (made.taken > 0) this.progress++;
+      if (claimed.length === 0) {
+        if (moreEvents) continue;
+        return;
+      }
       this.progress++;
       this.looks.foundWork();
       for (const c of claimed) {
@@ -192,7 +223,7 @@ export class WebhookDeliveryWorker {
         else this.waiting.set(c.endpoint.id, [{ claimed: c, lease }]);
       }
       this.startAttempts();
-      if (!more) return;
+      if (!more && !moreEvents) return;
     }
   }
 

@@ -1,4 +1,5 @@
 import { nextDue } from '../resources/webhooks/webhook-delivery.repo.ts';
+import { eventsWaiting } from '../resources/webhooks/webhook-fan-out.repo.ts';
 import type { WebhookWorkerDeps } from './webhook-worker-deps.ts';
 
 /** After this process writes deliveries, the claim waits this long for others to take with them. */
@@ -26,6 +27,8 @@ export class LookSchedule {
   private wakeTimer: NodeJS.Timeout | null = null;
   /** Endpoints with deliveries written in this process since the last wake. */
   private readonly told = new Set<string>();
+  /** Events put in change-log rows in this process since the last wake: their deliveries are to be made. */
+  private eventsTold = false;
 
   constructor(
     private readonly deps: Pick<WebhookWorkerDeps, 'store' | 'clock' | 'log' | 'pollMs'>,
@@ -33,17 +36,19 @@ export class LookSchedule {
   ) {}
 
   /**
-   * Deliveries were written in this process: claim them once their transaction can have
-   * committed. Those of an endpoint holding more than half its share wait for the claim its
+   * Deliveries (or, `events`, events to make deliveries of) were written in this process:
+   * claim them once their transaction can have committed. Those of an endpoint holding more than half its share wait for the claim its
    * next attempts make, so a busy endpoint's stream of writes is claimed in large takes.
    */
-  wake(endpointIds: readonly string[]): void {
+  wake(endpointIds: readonly string[], events = false): void {
     for (const id of endpointIds) this.told.add(id);
+    if (events) this.eventsTold = true;
     if (this.wakeTimer) return;
     this.wakeTimer = setTimeout(() => {
       this.wakeTimer = null;
-      const waiting = [...this.told].some((id) => this.hooks.wantsMore(id));
+      const waiting = this.eventsTold || [...this.told].some((id) => this.hooks.wantsMore(id));
       this.told.clear();
+      this.eventsTold = false;
       if (waiting) this.hooks.poke();
     }, WAKE_MS).unref();
   }
@@ -73,7 +78,8 @@ export class LookSchedule {
   private async poll(): Promise<void> {
     if (!this.hooks.running()) return;
     const now = this.deps.clock();
-    const due = await nextDue(this.deps.store.db, now);
+    // An event waiting in a change-log row is work now: its deliveries are made by a claim.
+    const due = (await eventsWaiting(this.deps.store.db)) ? now : await nextDue(this.deps.store.db, now);
     this.pollWait = Math.min(this.pollWait * 2, this.deps.pollMs ?? 2_000);
     if (due !== null && due <= now) {
       this.hooks.poke();

@@ -10,7 +10,7 @@ export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed';
 /** What the webhook delivery worker (webhook-delivery.ts) is given; each of its parts reads the few it needs. */
 export interface WebhookWorkerDeps {
   store: Writer;
-  engine: Pick<Engine, 'claimRows'>;
+  engine: Pick<Engine, 'claimRows' | 'maxInsertRows'>;
   clock: Clock;
   mail: MailSettings;
   /** WEBHOOK_ALLOW_PRIVATE */

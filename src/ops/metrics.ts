@@ -5,6 +5,7 @@ import type { Db } from '../db/schema.ts';
 import type { LimitEvents } from '../limits/limit-store.ts';
 import { countPausedKeys } from '../resources/keys/key.repo.ts';
 import { queueState } from '../resources/webhooks/webhook-delivery.repo.ts';
+import { waitingState } from '../resources/webhooks/webhook-fan-out.repo.ts';
 
 /** The limit machinery as the metrics see it (src/limits/limit-store.ts). */
 export interface LimitSignals {
@@ -57,11 +58,12 @@ export function createMetrics({ db, limits }: MetricsOptions): Registry {
   });
   new Gauge({
     name: 'venue_api_webhook_queue_depth',
-    help: 'Webhook deliveries pending, in every workspace (read from the database at scrape).',
+    help: 'Webhook deliveries pending, and events waiting for theirs to be made, in every workspace (read from the database at scrape).',
     registers: [registry],
     async collect() {
       try {
-        this.set((await queueState(db)).pending);
+        const [{ pending }, { waiting }] = await Promise.all([queueState(db), waitingState(db)]);
+        this.set(pending + waiting);
       } catch {
         // The database is away: keep the last value.
       }
@@ -73,8 +75,9 @@ export function createMetrics({ db, limits }: MetricsOptions): Registry {
     registers: [registry],
     async collect() {
       try {
-        const { oldest } = await queueState(db);
-        this.set(oldest === null ? 0 : Math.max(0, (Date.now() - oldest) / 1000));
+        const [queued, events] = await Promise.all([queueState(db), waitingState(db)]);
+        const oldest = Math.min(queued.oldest ?? Number.POSITIVE_INFINITY, events.oldest ?? Number.POSITIVE_INFINITY);
+        this.set(Number.isFinite(oldest) ? Math.max(0, (Date.now() - oldest) / 1000) : 0);
       } catch {
         // The database is away: keep the last value.
       }

@@ -1,28 +1,7 @@
-import type { Insertable } from 'kysely';
 import type { Engine } from '../db/dialects/types.ts';
 import { toDocRow, type DocRecord, type DocTable } from '../db/doc-rows.ts';
-import type { Database, Queryable, Tx } from '../db/schema.ts';
-
-/**
- * Multi-row INSERTs as large as the engine allows (Engine.maxInsertRows: bound-parameter
- * limits differ between SQLite and PostgreSQL): the difference between hours and
- * minutes for a million customers.
- */
-export async function insertMany<T extends keyof Database>(
-  tx: Tx,
-  engine: Engine,
-  table: T,
-  rows: Insertable<Database[T]>[],
-): Promise<void> {
-  if (rows.length === 0) return;
-  const perInsert = engine.maxInsertRows(Object.keys(rows[0]!).length);
-  for (let i = 0; i < rows.length; i += perInsert) {
-    await tx
-      .insertInto(table)
-      .values(rows.slice(i, i + perInsert) as never)
-      .execute();
-  }
-}
+import { insertMany } from '../db/insert-many.ts';
+import type { Queryable, Tx } from '../db/schema.ts';
 
 export async function insertDocs(
   tx: Tx,

@@ -11,7 +11,8 @@ import { buildChunk, type ChunkRecords } from './chunk.ts';
 import { newSequences, type SeedRun } from './context.ts';
 import { profileFor } from './profiles.ts';
 import { HOUR_MS, SEED_SPAN_MS } from './timeline.ts';
-import { insertDocs, insertMany, readCatalogue } from './seed.repo.ts';
+import { insertMany } from '../db/insert-many.ts';
+import { insertDocs, readCatalogue } from './seed.repo.ts';
 
 /**
  * `venue-api seed`: realistic, consistent data in every collection of a workspace

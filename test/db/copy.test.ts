@@ -1,3 +1,4 @@
+import { fanOutEvents } from '../../src/resources/webhooks/webhook-fan-out.repo.ts';
 import { createEndpoint } from '../../src/resources/webhooks/webhook.service.ts';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -149,7 +150,7 @@ async function populated(engine: 'sqlite' | 'postgres'): Promise<TestApp> {
   await seedWorkspace(t.storage, { workspaceId: t.workspaceId, customers: 12 });
   const tag = await makeTag(t, 'VIP');
   const list = await makeList(t, 'News');
-  // An endpoint, so the writes below fill the webhook outbox and its deliveries too.
+  // An endpoint, so the writes below carry webhook events, and fill the outbox and its deliveries too.
   await createEndpoint(
     t.storage,
     t.clock.fn,
@@ -169,6 +170,8 @@ async function populated(engine: 'sqlite' | 'postgres'): Promise<TestApp> {
     const gone = await createCustomer(t, key, { first_name: 'Gone' });
     expect((await t.call(key, { method: 'DELETE', url: `/customers/${gone.id}` })).statusCode).toBe(200);
   }
+  // Some of their events made into the outbox and deliveries, the rest still in their change-log rows.
+  expect((await t.storage.write((tx) => fanOutEvents(tx, t.storage.engine, 3))).taken).toBe(3);
   const read = await t.call(t.keys.liveRead, { method: 'GET', url: '/customers?limit=5' });
   expect(read.statusCode).toBe(200);
   await fillTheRest(t);

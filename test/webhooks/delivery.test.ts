@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookDeliveryWorker } from '../../src/jobs/webhook-delivery.ts';
 import { undoKeyChanges } from '../../src/resources/changes/undo.service.ts';
 import { writeEvents } from '../../src/resources/webhooks/webhook-event.service.ts';
+import { fanOutEvents } from '../../src/resources/webhooks/webhook-fan-out.repo.ts';
 import {
   createEndpoint,
   endpointDeliveries,
@@ -292,7 +293,8 @@ describe.each(ENGINES)('webhook delivery on %s', (engine) => {
   it('a delivery claimed by a process that died is delivered once its claim runs out', async () => {
     await endpoint('test');
     await createCustomer(t, t.keys.test);
-    // A process claimed it and was killed before attempting.
+    // A process made the delivery and claimed it, and was killed before attempting.
+    await t.storage.write((tx) => fanOutEvents(tx, t.storage.engine, 10));
     await t.storage.db
       .updateTable('webhook_deliveries')
       .set({ claimed_until: t.clock.now + 30_000 })
@@ -310,6 +312,8 @@ describe.each(ENGINES)('webhook delivery on %s', (engine) => {
     const before = (await t.storage.db.selectFrom('webhook_events').select('id').execute()).length;
     await createCustomer(t, t.keys.test);
     expect((await t.storage.db.selectFrom('webhook_events').select('id').execute()).length).toBe(before);
+    const waiting = await t.storage.db.selectFrom('change_log').select('id').where('event', 'is not', null).execute();
+    expect(waiting).toEqual([]);
   });
 
   it('an endpoint whose every delivery failed for 3 days is disabled and its key managers are emailed', async () => {

@@ -15,6 +15,7 @@ import * as undoJobs from './015-undo-jobs.ts';
 import * as changeLogUndoIndex from './017-change-log-undo-index.ts';
 import * as changeLogUnusedIndexes from './018-change-log-unused-indexes.ts';
 import * as webhookEventsUnusedIndex from './019-webhook-events-unused-index.ts';
+import * as changeLogEvents from './020-change-log-events.ts';
 
 /** Migrations are listed here (not read from disk) so they run the same under tsx and tests. */
 export const migrations: Record<string, Migration> = {
@@ -34,6 +35,7 @@ export const migrations: Record<string, Migration> = {
   '017-change-log-undo-index': changeLogUndoIndex,
   '018-change-log-unused-indexes': changeLogUnusedIndexes,
   '019-webhook-events-unused-index': webhookEventsUnusedIndex,
+  '020-change-log-events': changeLogEvents,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -19,10 +19,23 @@ export async function insertChangeRows(
     await INSERT_ONE(tx, rows[0]!);
     return;
   }
-  for (let i = 0; i < rows.length; i += perInsert)
+  // A multi-row INSERT names every column in every row: those with no event say so.
+  const uniform = rows.some((r) => r.event != null) ? rows.map((r) => ({ ...r, event: r.event ?? null })) : rows;
+  for (let i = 0; i < uniform.length; i += perInsert)
     await tx
       .insertInto('change_log')
-      .values(rows.slice(i, i + perInsert))
+      .values(uniform.slice(i, i + perInsert))
+      .execute();
+}
+
+/** Writes the rows' events (or their absence) into rows already written: a write that changed its mind after its last statement. */
+export async function setChangeEvents(tx: Tx, rows: readonly ChangeLogTable[]): Promise<void> {
+  for (const row of rows)
+    await tx
+      .updateTable('change_log')
+      .set({ event: row.event ?? null })
+      .where('workspace_id', '=', row.workspace_id)
+      .where('id', '=', row.id)
       .execute();
 }
 

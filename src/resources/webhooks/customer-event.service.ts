@@ -1,9 +1,10 @@
+import type { ChangeLogTable } from '../../db/tables/change.ts';
 import { groupBy } from '../../lib/group-by.ts';
+import { newId } from '../../lib/ids.ts';
 import type { Scope } from '../actor.model.ts';
 import type { ChangeInput } from '../changes/change.model.ts';
 import { readCustomerJson } from '../customers/customer-json.repo.ts';
 import type { Tx } from '../writes/write.pipeline.ts';
-import { takesAny, type CarriedEvent } from './webhook.model.ts';
 import {
   CUSTOMER_EVENT_TYPES,
   customerEventType,
@@ -13,85 +14,65 @@ import {
 } from './customer-event.model.ts';
 import { vocabularyNames } from './vocabulary.repo.ts';
 import type { EndpointTaker } from './webhook-endpoint.repo.ts';
-import type { Engine } from '../../db/dialects/types.ts';
-import { completeCarried, endpointsFor, writeEvents, type NewEvent } from './webhook-event.service.ts';
+import { eventPayload, type NewEvent } from './webhook-event.service.ts';
+import { eventsWritten } from './webhook-fan-out.repo.ts';
+import { takesAny } from './webhook.model.ts';
 
-/** What a writer knows already, so the events need not look it up again. */
-export interface KnownToEvents {
-  /** The scope's enabled endpoints (the pipeline reads them with its change-log rows). */
-  enabled?: readonly EndpointTaker[];
-  /** Customers' JSON the write has at hand (Written.records). */
-  records?: ReadonlyMap<string, string>;
-  /** The write's one event, written by its last statement with deliveries to these endpoints. */
-  carried?: { event: CarriedEvent; deliveredTo: ReadonlySet<string> };
+/** Whether any of these enabled endpoints takes customer events: only then does a write make them. */
+export function takesCustomerEvents(endpoints: readonly EndpointTaker[]): boolean {
+  return endpoints.some((e) => takesAny(e, CUSTOMER_EVENT_TYPES));
 }
 
 /**
- * The webhook events of a write's customer changes, in its transaction (every writer: the
- * API's writes and undo through the write pipeline, the import). `data.object` is what GET
- * shows after the change: the write's own answer where it has one, else read with the API's
- * read path inside the transaction. With no endpoint to send them to, nothing is read or
- * written.
+ * The webhook events of a write's customer changes (every writer: the API's writes and undo
+ * through the write pipeline, the import), one a customer, each put in the `event` column of
+ * that customer's last change-log row, so the event is committed with its change or not at
+ * all (the transactional outbox; the delivery worker makes its deliveries,
+ * webhook-fan-out.repo.ts). `rows[i]` is the row of `changes[i]`. `data.object` is what GET
+ * shows after the change: the write's own answer where it has one (`records`), else read with
+ * the API's read path inside the transaction. Answers whether it put any event in.
  */
-export async function recordCustomerEvents(
+export async function putCustomerEvents(
   tx: Tx,
-  engine: Engine,
   scope: Scope,
   changes: readonly ChangeInput[],
-  known: KnownToEvents = {},
-): Promise<void> {
-  const { enabled, records, carried } = known;
-  if (changes.length === 0) return;
-  const endpoints = enabled
-    ? enabled.filter((e) => takesAny(e, CUSTOMER_EVENT_TYPES))
-    : await endpointsFor(tx, scope, CUSTOMER_EVENT_TYPES);
-  if (carried) {
-    await completeCarried(tx, engine, endpoints, carried.event, carried.deliveredTo);
-    return;
-  }
-  if (endpoints.length === 0) return;
-  const events: NewEvent[] = [];
+  rows: ChangeLogTable[],
+  records?: ReadonlyMap<string, string>,
+): Promise<boolean> {
+  let put = false;
   for (const [id, own] of groupBy(changes, (c) => c.customerId)) {
-    const type = customerEventType(own);
-    const at = Math.max(...own.map((c) => c.at));
-    const json = type === 'customer.deleted' ? '' : (records?.get(id) ?? (await readRecord(tx, scope, id, at)));
-    if (json === undefined) continue;
-    const names = await vocabularyNames(tx, scope.workspaceId, removedMemberships(earliestBefore(own)));
-    events.push(customerEvent(id, own, json, names));
+    const event = await customerEvent(tx, scope, id, own, records?.get(id));
+    if (event === undefined) continue;
+    rows[changes.lastIndexOf(own.at(-1)!)]!.event = eventPayload(newId('webhook_event'), scope.livemode, event);
+    put = true;
   }
-  await writeEvents(tx, engine, scope, endpoints, events);
+  if (put) eventsWritten();
+  return put;
 }
 
-/**
- * The write's one customer event when it can be made without reading: one customer, its
- * record at hand, no membership removed (whose name would be read). Null otherwise.
- */
-export function eventAtHand(changes: readonly ChangeInput[], records?: ReadonlyMap<string, string>): NewEvent | null {
-  const grouped = groupBy(changes, (c) => c.customerId);
-  const [only] = grouped;
-  if (grouped.size !== 1 || only === undefined) return null;
-  const [id, own] = only;
-  const type = customerEventType(own);
-  const json = type === 'customer.deleted' ? '' : records?.get(id);
-  if (json === undefined) return null;
-  const removed = removedMemberships(earliestBefore(own));
-  if (removed.tags.length > 0 || removed.lists.length > 0) return null;
-  return customerEvent(id, own, json, new Map());
-}
-
-/** A customer's event from its changes and its record's JSON ('' when deleted). */
-function customerEvent(
+/** A customer's event from its changes; undefined when the customer is no longer there to show. */
+async function customerEvent(
+  tx: Tx,
+  scope: Scope,
   id: string,
   own: readonly ChangeInput[],
-  json: string,
-  names: ReadonlyMap<string, string>,
-): NewEvent {
+  record: string | undefined,
+): Promise<NewEvent | undefined> {
   const type = customerEventType(own);
-  const at = Math.max(...own.map((c) => c.at));
+  let at = 0;
+  for (const c of own) at = Math.max(at, c.at);
   if (type === 'customer.deleted') return { type, at, object: { id, object: 'customer', deleted: true } };
+  const json = record ?? (await readRecord(tx, scope, id, at));
+  if (json === undefined) return undefined;
   if (type === 'customer.created') return { type, at, objectJson: json };
+  const before = earliestBefore(own);
+  const removed = removedMemberships(before);
+  const names =
+    removed.tags.length > 0 || removed.lists.length > 0
+      ? await vocabularyNames(tx, scope.workspaceId, removed)
+      : new Map<string, string>();
   const object = JSON.parse(json) as Record<string, unknown>;
-  return { type, at, objectJson: json, previous: previousAttributes(object, earliestBefore(own), names) };
+  return { type, at, objectJson: json, previous: previousAttributes(object, before, names) };
 }
 
 /** The customer as GET shows it at `at`, read with the API's own read path. */

@@ -4,17 +4,19 @@ import { toInstant } from '../../lib/time.ts';
 import type { Scope } from '../actor.model.ts';
 import type { Tx } from '../writes/write.pipeline.ts';
 import type { Engine } from '../../db/dialects/types.ts';
-import { deliveriesWritten } from './webhook-delivery.repo.ts';
-import { insertDeliveries, insertOutbox } from './webhook-outbox.repo.ts';
+import { insertOutbox } from './webhook-outbox.repo.ts';
 import { enabledEndpoints, type EndpointTaker } from './webhook-endpoint.repo.ts';
-import { takesAny, type CarriedEvent } from './webhook.model.ts';
+import { takesAny } from './webhook.model.ts';
 
 /**
- * The transactional outbox (DECISIONS "Webhooks"): an event and one delivery per matching
- * enabled endpoint are written in the transaction of the change they describe, so a
- * committed change always has its deliveries and a rolled-back one has none. An event no
- * endpoint takes is not written at all: there is no one to send it to, now or later (an
- * endpoint made afterwards receives what happens afterwards).
+ * The transactional outbox (DECISIONS "Webhooks"): an event is written in the transaction of
+ * the change it describes, so a committed change always has its event and a rolled-back one
+ * has none. A customer's event rides in its change-log row until the delivery worker makes
+ * its deliveries (customer-event.service.ts, webhook-fan-out.repo.ts); the events no change
+ * row describes (a test event, an imported venue) are written here with one delivery per
+ * matching enabled endpoint. An event no endpoint takes is not written at all: there is no
+ * one to send it to, now or later (an endpoint made afterwards receives what happens
+ * afterwards).
  */
 export type NewEvent = {
   type: string;
@@ -57,7 +59,7 @@ export function eventRow(scope: Scope, event: NewEvent): WebhookEventTable {
 }
 
 /** An event's delivery to one endpoint, due at once. */
-function deliveryRow(
+export function deliveryRow(
   event: WebhookEventTable,
   endpointId: string,
   id = newId('webhook_delivery'),
@@ -97,38 +99,6 @@ export async function writeEvents(
       takers.map((endpoint) => deliveryRow(row, endpoint.id)),
     );
   }
-}
-
-/** Delivery ids an event carried into the write's last statement holds: a scope's usual few endpoints. */
-const CARRIED_DELIVERIES = 4;
-
-/** The write's event, made before its last statement, for that statement to write (write-tail.repo.ts). */
-export function carryEvent(scope: Scope, event: NewEvent): CarriedEvent {
-  return {
-    row: eventRow(scope, event),
-    deliveryIds: Array.from({ length: CARRIED_DELIVERIES }, () => newId('webhook_delivery')),
-  };
-}
-
-/**
- * After the last statement wrote a carried event with deliveries to `deliveredTo`: the
- * deliveries of the endpoints taking it beyond those (more than its ids), or, should the
- * statement have written none, the event with all of them.
- */
-export async function completeCarried(
-  tx: Tx,
-  engine: Engine,
-  endpoints: readonly EndpointTaker[],
-  carried: CarriedEvent,
-  deliveredTo: ReadonlySet<string>,
-): Promise<void> {
-  const { row } = carried;
-  const rest = endpoints.filter((e) => !deliveredTo.has(e.id) && takesAny(e, [row.type]));
-  if (deliveredTo.size > 0) deliveriesWritten([...deliveredTo]);
-  if (rest.length === 0) return;
-  const deliveries = rest.map((e) => deliveryRow(row, e.id));
-  if (deliveredTo.size > 0) await insertDeliveries(tx, deliveries);
-  else await insertOutbox(tx, engine, row, deliveries);
 }
 
 /** The enabled endpoints of the scope taking any of these types; empty: nothing to record. */

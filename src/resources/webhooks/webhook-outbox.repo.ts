@@ -50,8 +50,8 @@ export async function insertOutbox(
   }
 }
 
-/** Deliveries of an event already written (the outbox's, or one taken with the write's last statement). */
-export async function insertDeliveries(tx: Tx, deliveries: readonly WebhookDeliveryTable[]): Promise<void> {
+/** Deliveries of an event written with them. */
+async function insertDeliveries(tx: Tx, deliveries: readonly WebhookDeliveryTable[]): Promise<void> {
   for (const delivery of deliveries) await INSERT_DELIVERY(tx, delivery);
   if (deliveries.length > 0) deliveriesWritten(deliveries.map((d) => d.endpoint_id));
 }

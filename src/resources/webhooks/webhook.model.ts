@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../../db/tables/webhook.ts';
+import type { WebhookDeliveryTable, WebhookEndpointTable } from '../../db/tables/webhook.ts';
 import { toInstant } from '../../lib/time.ts';
 
 /**
@@ -98,10 +98,19 @@ export function subscribes(events: readonly string[], type: string): boolean {
   return type === 'webhook.test' || events.includes('*') || events.includes(type);
 }
 
+/** Event lists as stored, parsed: every write an endpoint listens to asks, and they are few and short. */
+const parsedLists = new Map<string, readonly string[]>();
+
 /** Whether the endpoint subscribes to any of these event types. */
 export function takesAny(endpoint: Pick<WebhookEndpointTable, 'events'>, types: readonly string[]): boolean {
-  const events = JSON.parse(endpoint.events) as string[];
-  return types.some((t) => subscribes(events, t));
+  let events = parsedLists.get(endpoint.events);
+  if (events === undefined) {
+    if (parsedLists.size >= 1_000) parsedLists.clear();
+    events = JSON.parse(endpoint.events) as string[];
+    parsedLists.set(endpoint.events, events);
+  }
+  const list = events;
+  return types.some((t) => subscribes(list, t));
 }
 
 /** The endpoint's event list, checked: `*` alone, or known types without repeats. */
@@ -112,14 +121,4 @@ export function parseEventTypes(raw: readonly string[] | undefined): string[] | 
   const unknown = events.filter((e) => !EVENT_TYPES.includes(e) || e === 'webhook.test');
   if (unknown.length > 0) return `events: unknown type ${unknown.join(', ')}; known: ${EVENT_TYPES.join(', ')}`;
   return events;
-}
-
-/**
- * An event made before the write's last statement, for that statement to write with the
- * deliveries of the endpoints it finds (write-tail.repo.ts): its row, and ids for the first
- * deliveries (more takers than ids get theirs from `completeCarried`).
- */
-export interface CarriedEvent {
-  row: WebhookEventTable;
-  deliveryIds: readonly string[];
 }

@@ -3,7 +3,7 @@ import { CUSTOMER_EVENT_TYPES } from '../webhooks/customer-event.model.ts';
 import type { EndpointTaker } from '../webhooks/webhook-endpoint.repo.ts';
 import { takesAny } from '../webhooks/webhook.model.ts';
 
-/** Scopes remembered at most; past it the memory starts again (a guess lost costs one write its fold). */
+/** Scopes remembered at most; past it the memory starts again (a guess lost costs one write an UPDATE). */
 const REMEMBERED = 10_000;
 
 /**

@@ -7,13 +7,13 @@ import type { Writer } from '../../db/write.ts';
 import { ApiError, TransientConflict } from '../../errors.ts';
 import type { Actor } from '../actor.model.ts';
 import { changeRow, type ChangeInput } from '../changes/change.model.ts';
-import { eventAtHand, recordCustomerEvents } from '../webhooks/customer-event.service.ts';
-import { carryEvent } from '../webhooks/webhook-event.service.ts';
-import type { CarriedEvent } from '../webhooks/webhook.model.ts';
+import { setChangeEvents } from '../changes/change-log.repo.ts';
+import { putCustomerEvents, takesCustomerEvents } from '../webhooks/customer-event.service.ts';
+import { enabledEndpoints } from '../webhooks/webhook-endpoint.repo.ts';
 import { EventsTaken } from './events-taken.model.ts';
 import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
 import { claimKey, dropStoredAnswer, isLive, saveAnswer } from './idempotency.repo.ts';
-import { writeTail, type AnswerToStore } from './write-tail.repo.ts';
+import { tailReadsEndpoints, writeTail, type AnswerToStore } from './write-tail.repo.ts';
 
 /**
  * The one way a write happens (CONVENTIONS 5): one transaction holding the change, its
@@ -161,8 +161,12 @@ export class WritePipeline {
   }
 
   /**
-   * Every write's last step: its change-log rows, a POST's stored answer, and the webhook
-   * events of its changes for the endpoints the same statement found (write-tail.repo.ts).
+   * Every write's last step: its change-log rows, each customer's webhook event in its last
+   * row when an enabled endpoint of the scope takes customer events, and a POST's stored
+   * answer (write-tail.repo.ts). Where that is one statement that also reads the endpoints
+   * (PostgreSQL), the events are made before it when the scope's endpoints took them at its
+   * last write in this process, and an UPDATE puts them in or takes them out in the rare write
+   * that guess misses; otherwise the endpoints are read first.
    */
   private async finish(
     tx: Tx,
@@ -172,31 +176,20 @@ export class WritePipeline {
     stored: AnswerToStore | null,
   ): Promise<void> {
     const rows = changes.map((change) => changeRow(actor, change));
-    const carried = this.carry(actor, changes, records);
-    const { endpoints, deliveredTo } = await writeTail(tx, this.engine, actor, rows, stored, carried);
-    if (this.engine.insertsInWith) this.eventsTaken.note(actor, endpoints);
-    await recordCustomerEvents(tx, this.engine, actor, changes, {
-      enabled: endpoints,
-      records,
-      carried: carried ? { event: carried, deliveredTo } : undefined,
-    });
-  }
-
-  /**
-   * The write's event, made now for its last statement to carry (write-tail.repo.ts), where
-   * that statement can write it (Engine.insertsInWith, one change), the event needs nothing
-   * read, and the scope's endpoints took customer events at its last write in this process.
-   * A wrong guess costs nothing but the guess: the statement writes the event only for the
-   * endpoints it finds, and recordCustomerEvents completes whatever it did not.
-   */
-  private carry(
-    actor: Actor,
-    changes: readonly ChangeInput[],
-    records: ReadonlyMap<string, string> | undefined,
-  ): CarriedEvent | null {
-    if (!this.engine.insertsInWith || changes.length !== 1 || !this.eventsTaken.likely(actor)) return null;
-    const event = eventAtHand(changes, records);
-    return event ? carryEvent(actor, event) : null;
+    const oneStatement = tailReadsEndpoints(this.engine, rows);
+    const making = oneStatement
+      ? this.eventsTaken.likely(actor)
+      : rows.length > 0 && takesCustomerEvents(await enabledEndpoints(tx, actor));
+    if (making) await putCustomerEvents(tx, actor, changes, rows, records);
+    const found = await writeTail(tx, this.engine, actor, rows, stored);
+    if (!found) return;
+    this.eventsTaken.note(actor, found);
+    // A guess missed: the events go in after all, or come out again.
+    if (takesCustomerEvents(found) !== making) {
+      if (making) for (const row of rows) row.event = null;
+      else await putCustomerEvents(tx, actor, changes, rows, records);
+      await setChangeEvents(tx, rows);
+    }
   }
 
   private async retrying<R>(attempt: () => Promise<R>): Promise<R> {
