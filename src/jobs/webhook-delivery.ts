@@ -26,9 +26,10 @@ const HOLD_PER_SLOT = 8;
  * receiver holds up only its own queue, and none of it runs on a request's path.
  *
  * A customer's event rides in its change-log row (customer-event.service.ts); each claim's
- * transaction first makes the deliveries of as many waiting events as the process has room
- * to hold (webhook-fan-out.repo.ts); while the API is busy, no faster than attempts start,
- * so events wait in their rows and the writes pay for none of their deliveries.
+ * transaction first makes the deliveries of waiting events, as many as the deliveries the
+ * process has room to hold (webhook-fan-out.repo.ts); while the API is busy, 20 events a
+ * second, a second's share at a time, so events wait in their rows and the writes pay for
+ * none of their deliveries.
  *
  * What it costs the API is its transactions (on SQLite each joins the one writer's group
  * commit; on PostgreSQL each is round trips and a commit), so they are few and large: one
@@ -65,6 +66,7 @@ export class WebhookDeliveryWorker {
       running: () => this.started && !this.stopping,
       poke: () => this.poke(),
       wantsMore: (endpointId) => this.holdsHalfOrLess(endpointId),
+      makesEvents: () => this.fanOuts.startsAllowed() >= 1,
     });
     this.throttle = new BusyThrottle(deps, () => this.startAttempts());
     // A second's share at a time: one claim's transaction makes them, not one each.
@@ -205,6 +207,8 @@ export class WebhookDeliveryWorker {
         });
       const { claimed, more, skipped, recorded, disabled, made } = result;
       await this.outcomes.recorded(finished, recorded, disabled);
+      if (made.unreadable.length > 0)
+        this.deps.log?.warn({ changes: made.unreadable }, 'webhook events that are not JSON were dropped');
       if (Number.isFinite(allowed)) this.fanOuts.spend(made.taken);
       // As many events as asked for were made into deliveries: more may wait.
       const moreEvents = events > 0 && made.taken === events;
@@ -212,7 +216,8 @@ export class WebhookDeliveryWorker {
       if (!more && !skipped && !moreEvents) this.dueLikely = false;
       if (made.taken > 0) this.progress++;
       if (claimed.length === 0) {
-        if (moreEvents) continue;
+        // More events wait and may be made now (not while busy with its share made).
+        if (moreEvents && this.fanOuts.startsAllowed() >= 1) continue;
         return;
       }
       this.progress++;

@@ -14,6 +14,8 @@ export interface LookHooks {
   poke(): void;
   /** Whether an endpoint holds little enough that deliveries written for it are worth a claim of their own. */
   wantsMore(endpointId: string): boolean;
+  /** Whether the worker may make events' deliveries now (not while busy with its share made). */
+  makesEvents(): boolean;
 }
 
 /**
@@ -65,7 +67,11 @@ export class LookSchedule {
     const wait = Math.min(this.pollWait, this.deps.pollMs ?? 2_000);
     this.pollTimer = setTimeout(() => {
       this.pollTimer = null;
-      this.poll().catch((err) => this.deps.log?.warn({ err }, 'looking for webhook deliveries failed'));
+      this.poll().catch((err) => {
+        this.deps.log?.warn({ err }, 'looking for webhook deliveries failed');
+        // The database may be back by the next poll; events other processes write are found only so.
+        this.schedulePoll();
+      });
     }, wait).unref();
   }
 
@@ -78,8 +84,10 @@ export class LookSchedule {
   private async poll(): Promise<void> {
     if (!this.hooks.running()) return;
     const now = this.deps.clock();
-    // An event waiting in a change-log row is work now: its deliveries are made by a claim.
-    const due = (await eventsWaiting(this.deps.store.db)) ? now : await nextDue(this.deps.store.db, now);
+    // An event waiting in a change-log row is work now, when this process may make its
+    // deliveries (while it is busy, the throttle pokes once it may).
+    const events = this.hooks.makesEvents() && (await eventsWaiting(this.deps.store.db));
+    const due = events ? now : await nextDue(this.deps.store.db, now);
     this.pollWait = Math.min(this.pollWait * 2, this.deps.pollMs ?? 2_000);
     if (due !== null && due <= now) {
       this.hooks.poke();

@@ -3,7 +3,7 @@ import { openStorage } from '../../src/db/index.ts';
 import { WebhookDeliveryWorker } from '../../src/jobs/webhook-delivery.ts';
 import type { AttemptResult } from '../../src/jobs/webhook-sender.ts';
 import { fanOutEvents } from '../../src/resources/webhooks/webhook-fan-out.repo.ts';
-import { createEndpoint, setEndpointStatus } from '../../src/resources/webhooks/webhook.service.ts';
+import { createEndpoint, deleteEndpoint, setEndpointStatus } from '../../src/resources/webhooks/webhook.service.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 import { createCustomer, patch } from '../helpers/writes.ts';
@@ -58,9 +58,10 @@ describe.each(ENGINES)('events riding in change-log rows on %s', (engine) => {
     const disabled = await endpoint('test');
     await setEndpointStatus(t.storage, t.clock.fn, t.workspaceId, disabled, 'disabled');
     await endpoint('live');
-    const c = await createCustomer(t, t.keys.test);
-    // Made after the change: it receives what happens afterwards only.
     t.clock.now += 1;
+    const c = await createCustomer(t, t.keys.test);
+    // Made after the change (beyond the margin for clocks): it receives what happens afterwards only.
+    t.clock.now += 10_000;
     const later = await endpoint('test');
 
     const [row, ...others] = await waiting();
@@ -72,7 +73,7 @@ describe.each(ENGINES)('events riding in change-log rows on %s', (engine) => {
     expect(await deliveries()).toEqual([]);
 
     const made = await t.storage.write((tx) => fanOutEvents(tx, t.storage.engine, 10));
-    expect(made).toEqual({ taken: 1, endpointIds: [all] });
+    expect(made).toEqual({ taken: 1, endpointIds: [all], unreadable: [] });
     const rows = await deliveries();
     expect(rows).toEqual([{ endpoint_id: all, id: event.id, type: 'customer.created', payload: row!.event }]);
     expect(await waiting()).toEqual([]);
@@ -83,14 +84,45 @@ describe.each(ENGINES)('events riding in change-log rows on %s', (engine) => {
   it('an event no endpoint takes any longer is dropped, with nothing written', async () => {
     const id = await endpoint('test');
     await createCustomer(t, t.keys.test);
-    await setEndpointStatus(t.storage, t.clock.fn, t.workspaceId, id, 'disabled');
+    await deleteEndpoint(t.storage, t.workspaceId, id);
     expect(await waiting()).toHaveLength(1);
     expect(await t.storage.write((tx) => fanOutEvents(tx, t.storage.engine, 10))).toEqual({
       taken: 1,
       endpointIds: [],
+      unreadable: [],
     });
     expect(await waiting()).toEqual([]);
     expect(await deliveries()).toEqual([]);
+  });
+
+  it('an endpoint disabled since the change gets its delivery, which waits for it to be enabled', async () => {
+    const id = await endpoint('test');
+    await createCustomer(t, t.keys.test);
+    t.clock.now += 1;
+    await setEndpointStatus(t.storage, t.clock.fn, t.workspaceId, id, 'disabled');
+    await t.storage.write((tx) => fanOutEvents(tx, t.storage.engine, 10));
+    expect((await deliveries()).map((d) => [d.endpoint_id, d.type])).toEqual([[id, 'customer.created']]);
+    const [delivery] = await t.storage.db.selectFrom('webhook_deliveries').select('status').execute();
+    expect(delivery?.status).toBe('pending');
+  });
+
+  it('a waiting event that is not JSON is cleared and named, and holds up no other', async () => {
+    await endpoint('test');
+    const c = await createCustomer(t, t.keys.test);
+    t.clock.now += 1;
+    expect((await patch(t, t.keys.test, c.id, { nickname: 'After' })).statusCode).toBe(200);
+    const [broken] = await t.storage.db
+      .selectFrom('change_log')
+      .select('id')
+      .where('event', 'is not', null)
+      .orderBy('at')
+      .execute();
+    await t.storage.db.updateTable('change_log').set({ event: '{not json' }).where('id', '=', broken!.id).execute();
+    const made = await t.storage.write((tx) => fanOutEvents(tx, t.storage.engine, 10));
+    expect(made.taken).toBe(2);
+    expect(made.unreadable).toEqual([broken!.id]);
+    expect((await deliveries()).map((d) => d.type)).toEqual(['customer.updated']);
+    expect(await waiting()).toEqual([]);
   });
 
   it('events are made oldest first, at most as many as asked for', async () => {

@@ -230,6 +230,8 @@ export async function queueState(db: Queryable): Promise<{ pending: number; olde
   const row = await db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+    // A delivery a worker made as its endpoint was deleted waits for no one.
+    .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
     .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min<number | null>('e.created_at').as('oldest')])
     .where('d.status', '=', 'pending')
     .executeTakeFirstOrThrow();

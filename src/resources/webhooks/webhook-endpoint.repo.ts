@@ -83,12 +83,14 @@ export async function updateEndpoint(
 
 /** Removes the endpoint with its deliveries (events stay for other endpoints; orphans go with retention). */
 export async function deleteEndpoint(tx: Tx, workspaceId: string, id: string): Promise<void> {
+  // The endpoint first: on PostgreSQL the deliveries' DELETE then also sees those another
+  // process's worker made for it (webhook-fan-out.repo.ts) and committed meanwhile.
+  await tx.deleteFrom('webhook_endpoints').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
   await tx
     .deleteFrom('webhook_deliveries')
     .where('workspace_id', '=', workspaceId)
     .where('endpoint_id', '=', id)
     .execute();
-  await tx.deleteFrom('webhook_endpoints').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
 }
 
 /** After an attempt: a success ends a run of failures, a failure starts one (if none is running). */

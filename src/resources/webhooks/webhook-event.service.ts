@@ -14,9 +14,9 @@ import { takesAny } from './webhook.model.ts';
  * has none. A customer's event rides in its change-log row until the delivery worker makes
  * its deliveries (customer-event.service.ts, webhook-fan-out.repo.ts); the events no change
  * row describes (a test event, an imported venue) are written here with one delivery per
- * matching enabled endpoint. An event no endpoint takes is not written at all: there is no
- * one to send it to, now or later (an endpoint made afterwards receives what happens
- * afterwards).
+ * matching enabled endpoint. An event no endpoint takes is not written at all, or, riding in
+ * a change row, is dropped when its deliveries are made: there is no one to send it to, now
+ * or later (an endpoint made afterwards receives what happens afterwards).
  */
 export type NewEvent = {
   type: string;

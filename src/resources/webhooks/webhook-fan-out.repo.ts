@@ -28,57 +28,93 @@ export function eventsWritten(): void {
   for (const listener of written) listener();
 }
 
-/** Change-log rows whose event waits, oldest first. */
+/** Change-log rows whose event waits (020's partial index holds them, by `at` and `id`). */
 function waiting(db: Queryable) {
   return db.selectFrom('change_log').where('event', 'is not', null);
 }
 
 /**
+ * Processes' clocks differ: an endpoint made this soon after a change, by the clocks that
+ * stamped them, may have been seen by the write, and still takes its event.
+ */
+const CLOCK_MARGIN_MS = 5_000;
+
+/** What one call made of the waiting events. */
+export interface FannedOut {
+  /** Events taken from their rows: made into deliveries, or dropped as no endpoint takes them. */
+  taken: number;
+  /** The endpoints deliveries were written for. */
+  endpointIds: string[];
+  /** Change-log rows whose event could not be read (not JSON), cleared so they hold nothing up. */
+  unreadable: string[];
+}
+
+/**
  * Makes the deliveries of up to `limit` waiting events, oldest first, to the endpoints of
- * their workspace and mode that are enabled, take the event's type and were made by the time
- * of the change (one made afterwards receives what happens afterwards). The rows are taken
- * with `Engine.claimRows` (on PostgreSQL `FOR UPDATE SKIP LOCKED`), so two processes never
- * make the same event's deliveries. An event no endpoint takes any longer is dropped.
- * Answers how many events it took, and the endpoints it wrote deliveries for.
+ * their workspace and mode that take the event's type, were made by the time of the change
+ * (one made afterwards receives what happens afterwards) and are enabled, or were disabled
+ * since the change (their deliveries wait for them to be enabled again, as a delivery
+ * written before the disable does). The rows are taken with `Engine.claimRows` (on
+ * PostgreSQL `FOR UPDATE SKIP LOCKED`), so two processes never make the same event's
+ * deliveries. An event no endpoint takes any longer is dropped.
  */
 export async function fanOutEvents(
   tx: Tx,
   engine: Pick<Engine, 'claimRows' | 'maxInsertRows'>,
   limit: number,
-): Promise<{ taken: number; endpointIds: string[] }> {
-  if (limit <= 0) return { taken: 0, endpointIds: [] };
+): Promise<FannedOut> {
+  const none: FannedOut = { taken: 0, endpointIds: [], unreadable: [] };
+  if (limit <= 0) return none;
   const rows = await engine
-    .claimRows(waiting(tx).select(['id', 'workspace_id', 'livemode', 'at', 'event']).orderBy('id').limit(limit))
+    .claimRows(
+      waiting(tx).select(['id', 'workspace_id', 'livemode', 'at', 'event']).orderBy('at').orderBy('id').limit(limit),
+    )
     .execute();
-  if (rows.length === 0) return { taken: 0, endpointIds: [] };
+  if (rows.length === 0) return none;
   const endpoints = await tx
     .selectFrom('webhook_endpoints')
-    .select(['id', 'workspace_id', 'mode', 'events', 'created_at'])
+    .select(['id', 'workspace_id', 'mode', 'events', 'status', 'created_at', 'updated_at'])
     .where('workspace_id', 'in', [...new Set(rows.map((r) => r.workspace_id))])
-    .where('status', '=', 'enabled')
     .execute();
   const events: WebhookEventTable[] = [];
   const deliveries: WebhookDeliveryTable[] = [];
+  const unreadable: string[] = [];
   for (const row of rows) {
     const payload = row.event!;
-    const { id, type } = JSON.parse(payload) as { id: string; type: string };
+    const head = readHead(payload);
+    if (!head) {
+      unreadable.push(row.id);
+      continue;
+    }
     const mode = row.livemode === 1 ? 'live' : 'test';
     const takers = endpoints.filter(
-      (e) => e.workspace_id === row.workspace_id && e.mode === mode && e.created_at <= row.at && takesAny(e, [type]),
+      (e) =>
+        e.workspace_id === row.workspace_id &&
+        e.mode === mode &&
+        e.created_at <= row.at + CLOCK_MARGIN_MS &&
+        (e.status === 'enabled' || e.updated_at > row.at) &&
+        takesAny(e, [head.type]),
     );
     if (takers.length === 0) continue;
     const event: WebhookEventTable = {
-      id,
+      id: head.id,
       workspace_id: row.workspace_id,
       livemode: row.livemode,
-      type,
+      type: head.type,
       payload,
       created_at: Number(row.at),
     };
     events.push(event);
     for (const endpoint of takers) deliveries.push(deliveryRow(event, endpoint.id));
   }
-  await insertMany(tx, engine, 'webhook_events', events);
+  // An event already in the outbox (a restored copy, say) is not written twice.
+  const perInsert = engine.maxInsertRows(6);
+  for (let i = 0; i < events.length; i += perInsert)
+    await tx
+      .insertInto('webhook_events')
+      .values(events.slice(i, i + perInsert))
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
   await insertMany(tx, engine, 'webhook_deliveries', deliveries);
   await tx
     .updateTable('change_log')
@@ -89,7 +125,17 @@ export async function fanOutEvents(
       rows.map((r) => r.id),
     )
     .execute();
-  return { taken: rows.length, endpointIds: [...new Set(deliveries.map((d) => d.endpoint_id))] };
+  return { taken: rows.length, endpointIds: [...new Set(deliveries.map((d) => d.endpoint_id))], unreadable };
+}
+
+/** The id and type of an event's payload; null when it is not an event's JSON. */
+function readHead(payload: string): { id: string; type: string } | null {
+  try {
+    const { id, type } = JSON.parse(payload) as { id?: unknown; type?: unknown };
+    return typeof id === 'string' && typeof type === 'string' ? { id, type } : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Whether any change-log row's event waits for its deliveries; a read, no lock. */

@@ -164,9 +164,9 @@ export class WritePipeline {
    * Every write's last step: its change-log rows, each customer's webhook event in its last
    * row when an enabled endpoint of the scope takes customer events, and a POST's stored
    * answer (write-tail.repo.ts). Where that is one statement that also reads the endpoints
-   * (PostgreSQL), the events are made before it when the scope's endpoints took them at its
-   * last write in this process, and an UPDATE puts them in or takes them out in the rare write
-   * that guess misses; otherwise the endpoints are read first.
+   * (PostgreSQL, a write of one change), the events are made before it when the scope's
+   * endpoints took them at its last write in this process, and an UPDATE puts them in or
+   * takes them out in the rare write that guess misses; otherwise the endpoints are read first.
    */
   private async finish(
     tx: Tx,
@@ -185,11 +185,11 @@ export class WritePipeline {
     if (!found) return;
     this.eventsTaken.note(actor, found);
     // A guess missed: the events go in after all, or come out again.
-    if (takesCustomerEvents(found) !== making) {
-      if (making) for (const row of rows) row.event = null;
-      else await putCustomerEvents(tx, actor, changes, rows, records);
-      await setChangeEvents(tx, rows);
-    }
+    if (takesCustomerEvents(found) === making) return;
+    const had = rows.some((row) => row.event != null);
+    if (making) for (const row of rows) row.event = null;
+    else await putCustomerEvents(tx, actor, changes, rows, records);
+    if (had || rows.some((row) => row.event != null)) await setChangeEvents(tx, rows);
   }
 
   private async retrying<R>(attempt: () => Promise<R>): Promise<R> {
