@@ -6,8 +6,9 @@ import { sameJson } from '../lib/canonical-json.ts';
 import { insertChangeRows } from '../resources/changes/change-log.repo.ts';
 import { changeRow, type ChangeAuthor, type ChangeInput, type FieldMap } from '../resources/changes/change.model.ts';
 import type { ListLinkState, TagLinkState } from '../resources/customers/membership.repo.ts';
-import { putCustomerEvents, takesCustomerEvents } from '../resources/webhooks/customer-event.service.ts';
-import { enabledEndpoints } from '../resources/webhooks/webhook-endpoint.repo.ts';
+import { CUSTOMER_EVENT_TYPES } from '../resources/webhooks/customer-event.model.ts';
+import { putCustomerEvents } from '../resources/webhooks/customer-event.service.ts';
+import { endpointsFor } from '../resources/webhooks/webhook-event.service.ts';
 
 /**
  * The import's entries in the change log (DECISIONS "Change log and undo"): one per
@@ -116,7 +117,7 @@ export async function logImportedCustomers(
   for (const livemode of [false, true]) {
     const scope = { workspaceId: context.workspaceId, livemode };
     const ofMode = imported.flatMap((c, i) => ((c.row.livemode === 1) === livemode ? [i] : []));
-    if (ofMode.length === 0 || !takesCustomerEvents(await enabledEndpoints(tx, scope))) continue;
+    if (ofMode.length === 0 || (await endpointsFor(tx, scope, CUSTOMER_EVENT_TYPES)).length === 0) continue;
     await putCustomerEvents(
       tx,
       scope,

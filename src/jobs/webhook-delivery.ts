@@ -66,7 +66,7 @@ export class WebhookDeliveryWorker {
       running: () => this.started && !this.stopping,
       poke: () => this.poke(),
       wantsMore: (endpointId) => this.holdsHalfOrLess(endpointId),
-      makesEvents: () => this.fanOuts.startsAllowed() >= 1,
+      makesEvents: () => this.mayMakeEvents(),
     });
     this.throttle = new BusyThrottle(deps, () => this.startAttempts());
     // A second's share at a time: one claim's transaction makes them, not one each.
@@ -92,7 +92,7 @@ export class WebhookDeliveryWorker {
     });
     const fromEvents = onEventsWritten(() => {
       // While busy with its share of events made, the throttle's timer looks once more may be.
-      if (this.stopping || this.fanOuts.startsAllowed() < 1) return;
+      if (this.stopping || !this.mayMakeEvents()) return;
       this.dueLikely = true;
       this.looks.wake([], true);
     });
@@ -162,6 +162,11 @@ export class WebhookDeliveryWorker {
     }
   }
 
+  /** Whether events' deliveries may be made now: not while busy with this second's share made. */
+  private mayMakeEvents(): boolean {
+    return this.fanOuts.startsAllowed() >= 1;
+  }
+
   private heldBy(endpointId: string): number {
     return (this.waiting.get(endpointId)?.length ?? 0) + (this.running.get(endpointId) ?? 0);
   }
@@ -217,7 +222,7 @@ export class WebhookDeliveryWorker {
       if (made.taken > 0) this.progress++;
       if (claimed.length === 0) {
         // More events wait and may be made now (not while busy with its share made).
-        if (moreEvents && this.fanOuts.startsAllowed() >= 1) continue;
+        if (moreEvents && this.mayMakeEvents()) continue;
         return;
       }
       this.progress++;

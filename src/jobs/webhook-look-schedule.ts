@@ -39,8 +39,9 @@ export class LookSchedule {
 
   /**
    * Deliveries (or, `events`, events to make deliveries of) were written in this process:
-   * claim them once their transaction can have committed. Those of an endpoint holding more than half its share wait for the claim its
-   * next attempts make, so a busy endpoint's stream of writes is claimed in large takes.
+   * claim them once their transaction can have committed. Those of an endpoint holding more
+   * than half its share wait for the claim its next attempts make, so a busy endpoint's
+   * stream of writes is claimed in large takes.
    */
   wake(endpointIds: readonly string[], events = false): void {
     for (const id of endpointIds) this.told.add(id);

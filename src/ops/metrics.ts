@@ -7,6 +7,16 @@ import { countPausedKeys } from '../resources/keys/key.repo.ts';
 import { queueState } from '../resources/webhooks/webhook-delivery.repo.ts';
 import { waitingState } from '../resources/webhooks/webhook-fan-out.repo.ts';
 
+/**
+ * The webhook queue: deliveries pending and events waiting in change-log rows for theirs to be
+ * made, and when the oldest of them was made.
+ */
+async function webhookBacklog(db: Db): Promise<{ depth: number; oldest: number | null }> {
+  const [queued, events] = await Promise.all([queueState(db), waitingState(db)]);
+  const times = [queued.oldest, events.oldest].filter((t) => t !== null);
+  return { depth: queued.pending + events.waiting, oldest: times.length > 0 ? Math.min(...times) : null };
+}
+
 /** The limit machinery as the metrics see it (src/limits/limit-store.ts). */
 export interface LimitSignals {
   readonly events: LimitEvents;
@@ -62,8 +72,7 @@ export function createMetrics({ db, limits }: MetricsOptions): Registry {
     registers: [registry],
     async collect() {
       try {
-        const [{ pending }, { waiting }] = await Promise.all([queueState(db), waitingState(db)]);
-        this.set(pending + waiting);
+        this.set((await webhookBacklog(db)).depth);
       } catch {
         // The database is away: keep the last value.
       }
@@ -75,9 +84,8 @@ export function createMetrics({ db, limits }: MetricsOptions): Registry {
     registers: [registry],
     async collect() {
       try {
-        const [queued, events] = await Promise.all([queueState(db), waitingState(db)]);
-        const oldest = Math.min(queued.oldest ?? Number.POSITIVE_INFINITY, events.oldest ?? Number.POSITIVE_INFINITY);
-        this.set(Number.isFinite(oldest) ? Math.max(0, (Date.now() - oldest) / 1000) : 0);
+        const { oldest } = await webhookBacklog(db);
+        this.set(oldest === null ? 0 : Math.max(0, (Date.now() - oldest) / 1000));
       } catch {
         // The database is away: keep the last value.
       }

@@ -108,13 +108,7 @@ export async function fanOutEvents(
     for (const endpoint of takers) deliveries.push(deliveryRow(event, endpoint.id));
   }
   // An event already in the outbox (a restored copy, say) is not written twice.
-  const perInsert = engine.maxInsertRows(6);
-  for (let i = 0; i < events.length; i += perInsert)
-    await tx
-      .insertInto('webhook_events')
-      .values(events.slice(i, i + perInsert))
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
+  await insertMany(tx, engine, 'webhook_events', events, { doNothingOnConflict: true });
   await insertMany(tx, engine, 'webhook_deliveries', deliveries);
   await tx
     .updateTable('change_log')

@@ -9,7 +9,8 @@ import type { Actor } from '../actor.model.ts';
 import { changeRow, type ChangeInput } from '../changes/change.model.ts';
 import { setChangeEvents } from '../changes/change-log.repo.ts';
 import { putCustomerEvents, takesCustomerEvents } from '../webhooks/customer-event.service.ts';
-import { enabledEndpoints } from '../webhooks/webhook-endpoint.repo.ts';
+import { CUSTOMER_EVENT_TYPES } from '../webhooks/customer-event.model.ts';
+import { endpointsFor } from '../webhooks/webhook-event.service.ts';
 import { EventsTaken } from './events-taken.model.ts';
 import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
 import { claimKey, dropStoredAnswer, isLive, saveAnswer } from './idempotency.repo.ts';
@@ -179,7 +180,7 @@ export class WritePipeline {
     const oneStatement = tailReadsEndpoints(this.engine, rows);
     const making = oneStatement
       ? this.eventsTaken.likely(actor)
-      : rows.length > 0 && takesCustomerEvents(await enabledEndpoints(tx, actor));
+      : rows.length > 0 && (await endpointsFor(tx, actor, CUSTOMER_EVENT_TYPES)).length > 0;
     if (making) await putCustomerEvents(tx, actor, changes, rows, records);
     const found = await writeTail(tx, this.engine, actor, rows, stored);
     if (!found) return;
