@@ -1,7 +1,8 @@
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { migrate, openStorage } from '../src/db/index.ts';
+import pg from 'pg';
+import { isPostgresUrl, migrate, openStorage } from '../src/db/index.ts';
 import { createKey } from '../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../src/resources/workspaces/workspace.service.ts';
 import { seedWorkspace } from '../src/seed/seed.service.ts';
@@ -20,6 +21,9 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * AB_DB (a seeded file to reuse; seeded there when absent). A bundle whose migrations differ
  * starts from `AB_DB.<bundle>.template` when there is one (the same file migrated ahead of
  * time), so no bundle migrates while it is measured.
+ * AB_DB may be a PostgreSQL URL (`postgres://…/ab20k`): that database is seeded once (made when
+ * absent) and each measurement runs on a copy of it (`CREATE DATABASE … TEMPLATE`), made
+ * afresh before each bundle's turn; both bundles must then share one schema.
  * `create_webhook` is `create` with one enabled endpoint posting to a local receiver
  * (bench/webhook-receiver.mjs), made before its warm-up and removed with its queue after.
  */
@@ -54,10 +58,33 @@ interface Seeded {
   workspaceId: string;
 }
 
+const POSTGRES = isPostgresUrl(DB);
+/** PostgreSQL: the seeded database's name, and the copy each measurement runs on. */
+const PG_BASE = POSTGRES ? new URL(DB).pathname.slice(1) : '';
+const PG_RUN = `${PG_BASE}_run`;
+const RUN_DB = POSTGRES ? DB.replace(/\/[^/]*$/, `/${PG_RUN}`) : DB;
+
+async function pgAdmin(text: string): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: DB.replace(/\/[^/]*$/, '/postgres') });
+  await client.connect();
+  try {
+    return await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
 async function seed(): Promise<Seeded> {
-  const meta = `${DB}.json`;
-  if (existsSync(DB) && existsSync(meta)) return JSON.parse(readFileSync(meta, 'utf8'));
-  for (const f of [DB, `${DB}-wal`, `${DB}-shm`]) rmSync(f, { force: true });
+  const meta = POSTGRES ? join(ROOT, `dist/ab/${PG_BASE}.json`) : `${DB}.json`;
+  if (POSTGRES) {
+    const exists = (await pgAdmin(`select 1 from pg_database where datname = '${PG_BASE}'`)).rowCount === 1;
+    if (exists && existsSync(meta)) return JSON.parse(readFileSync(meta, 'utf8'));
+    await pgAdmin(`drop database if exists ${PG_BASE} with (force)`);
+    await pgAdmin(`create database ${PG_BASE}`);
+  } else {
+    if (existsSync(DB) && existsSync(meta)) return JSON.parse(readFileSync(meta, 'utf8'));
+    for (const f of [DB, `${DB}-wal`, `${DB}-shm`]) rmSync(f, { force: true });
+  }
   const storage = await openStorage(DB);
   try {
     await migrate(storage);
@@ -147,6 +174,8 @@ interface Measure {
   p99: number;
   cpu_us: number;
   non2xx: number;
+  /** create_webhook: what became of the endpoint's deliveries by the end of the load. */
+  deliveries?: Awaited<ReturnType<typeof retireEndpoint>>;
 }
 
 let receiver: Child | undefined;
@@ -158,7 +187,7 @@ async function receiverUrl(): Promise<string> {
 
 async function measure(variant: string, round: number, { secret, ids, workspaceId }: Seeded): Promise<Measure[]> {
   const env = {
-    DATABASE_URL: DB,
+    DATABASE_URL: RUN_DB,
     DEMO: 'off',
     LOG_LEVEL: 'warn',
     BASE_URL: '',
@@ -171,13 +200,13 @@ async function measure(variant: string, round: number, { secret, ids, workspaceI
     const headers = { authorization: `Bearer ${secret}`, 'service-version': '2026-10-08' };
     for (const name of SCENARIOS) {
       const options = { connections: CONNECTIONS, ...scenario(name, child.url, headers, ids) };
-      const endpoint = name === 'create_webhook' ? await addEndpoint(DB, workspaceId, await receiverUrl()) : null;
+      const endpoint = name === 'create_webhook' ? await addEndpoint(RUN_DB, workspaceId, await receiverUrl()) : null;
       if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
       const pid = child.process.pid!;
       const before = cpuTicks(pid);
       const r = await autocannon({ ...options, duration: SECONDS });
       const ticks = cpuTicks(pid) - before;
-      if (endpoint) await retireEndpoint(DB, workspaceId, endpoint);
+      const deliveries = endpoint ? await retireEndpoint(RUN_DB, workspaceId, endpoint) : undefined;
       const m: Measure = {
         variant,
         scenario: name,
@@ -187,6 +216,7 @@ async function measure(variant: string, round: number, { secret, ids, workspaceI
         p99: r.latency.p99,
         cpu_us: Math.round((ticks * TICK_US) / Math.max(1, r.requests.total)),
         non2xx: r.non2xx + r.errors,
+        ...(deliveries ? { deliveries } : {}),
       };
       console.log(JSON.stringify(m));
       out.push(m);
@@ -202,14 +232,19 @@ async function main() {
   const seeded = await seed();
   // The file every round starts from, so a variant measured later finds the same data.
   const template = `${DB}.template`;
-  if (!existsSync(template)) copyFileSync(DB, template);
+  if (!POSTGRES && !existsSync(template)) copyFileSync(DB, template);
   const all: Measure[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     // Alternate the order too, so neither bundle always runs first in a round.
     const order = round % 2 === 1 ? VARIANTS : [...VARIANTS].reverse();
     for (const variant of order) {
-      for (const f of [`${DB}-wal`, `${DB}-shm`]) rmSync(f, { force: true });
-      copyFileSync(existsSync(`${DB}.${variant}.template`) ? `${DB}.${variant}.template` : template, DB);
+      if (POSTGRES) {
+        await pgAdmin(`drop database if exists ${PG_RUN} with (force)`);
+        await pgAdmin(`create database ${PG_RUN} template ${PG_BASE}`);
+      } else {
+        for (const f of [`${DB}-wal`, `${DB}-shm`]) rmSync(f, { force: true });
+        copyFileSync(existsSync(`${DB}.${variant}.template`) ? `${DB}.${variant}.template` : template, DB);
+      }
       all.push(...(await measure(variant, round, seeded)));
     }
   }
@@ -224,6 +259,17 @@ async function main() {
       log(
         `  ${name.padEnd(12)} ${variant.padEnd(14)} cpu µs/req ${range('cpu_us')}  rps ${range('rps')}  p99 ${range('p99')}`,
       );
+    }
+  }
+  if (SCENARIOS.includes('create') && SCENARIOS.includes('create_webhook')) {
+    log('create_webhook over create, by round (rps), and deliveries made:');
+    for (const variant of VARIANTS) {
+      const of = (scenario: string, round: number) =>
+        all.find((m) => m.variant === variant && m.round === round && m.scenario === scenario);
+      const rounds = Array.from({ length: ROUNDS }, (_, i) => i + 1);
+      const ratios = rounds.map((r) => (of('create_webhook', r)!.rps / of('create', r)!.rps).toFixed(3));
+      const made = rounds.map((r) => of('create_webhook', r)!.deliveries?.delivered ?? 0);
+      log(`  ${variant.padEnd(14)} ${ratios.join(', ')}  delivered ${made.join(', ')}`);
     }
   }
 }
