@@ -24,6 +24,8 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * AB_DB may be a PostgreSQL URL (`postgres://…/ab20k`): that database is seeded once (made when
  * absent) and each measurement runs on a copy of it (`CREATE DATABASE … TEMPLATE`), made
  * afresh before each bundle's turn; both bundles must then share one schema.
+ * AB_CPU_PROF=DIR: each server runs with `node --cpu-prof`, its profile written when it stops
+ * to DIR/<bundle>-<round>/ (measure one scenario a run to profile it alone).
  * `create_webhook` is `create` with one enabled endpoint posting to a local receiver
  * (bench/webhook-receiver.mjs), made before its warm-up and removed with its queue after.
  */
@@ -194,7 +196,10 @@ async function measure(variant: string, round: number, { secret, ids, workspaceI
     WEBHOOK_ALLOW_HTTP: 'on',
     WEBHOOK_ALLOW_PRIVATE: 'on',
   };
-  const { child } = await startUntilReady([join('dist/ab', variant, 'server.js')], env);
+  const profile = process.env.AB_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.AB_CPU_PROF, `${variant}-${round}`)}`]
+    : [];
+  const { child } = await startUntilReady([...profile, join('dist/ab', variant, 'server.js')], env);
   const out: Measure[] = [];
   try {
     const headers = { authorization: `Bearer ${secret}`, 'service-version': '2026-10-08' };
