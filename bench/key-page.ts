@@ -69,7 +69,7 @@ async function one(engine: 'sqlite' | 'postgres') {
         }),
       );
   for (let i = 0; i < rows.length; i += 10_000)
-    await storage.db.transaction().execute((tx) => insertChangeRows(tx, rows.slice(i, i + 10_000)));
+    await storage.db.transaction().execute((tx) => insertChangeRows(tx, storage.engine, rows.slice(i, i + 10_000)));
   if (engine === 'postgres') await sql`ANALYZE`.execute(storage.db);
   const seedMs = Math.round(performance.now() - seedStart);
 

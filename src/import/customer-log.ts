@@ -125,5 +125,5 @@ export async function logImportedCustomers(
       ofMode.map((i) => rows[i]!),
     );
   }
-  await insertChangeRows(tx, rows, engine.maxInsertRows(Object.keys(rows[0] ?? {}).length + 1));
+  await insertChangeRows(tx, engine, rows);
 }

@@ -36,7 +36,8 @@ describe.each(ENGINES)('a key’s log page on %s', (engine) => {
     after: { first_name: `v${version}` },
     ...(reverts ? { reverts: reverts.id, revertsKey: reverts.key_id } : {}),
   });
-  const insert = (rows: ChangeLogTable[]) => t.storage.db.transaction().execute((tx) => insertChangeRows(tx, rows));
+  const insert = (rows: ChangeLogTable[]) =>
+    t.storage.db.transaction().execute((tx) => insertChangeRows(tx, t.storage.engine, rows));
   const ids = async (keyId: string, offset: number, limit = 20) =>
     (await keyLogPage(t.storage.db, keyId, { offset, limit })).changes.map((c) => c.id);
 

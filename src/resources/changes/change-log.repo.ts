@@ -1,4 +1,6 @@
 import type { Transaction } from 'kysely';
+import type { Engine } from '../../db/dialects/types.ts';
+import { insertMany } from '../../db/insert-many.ts';
 import { preparedInsert } from '../../db/prepared.ts';
 import type { Database, Queryable, Tx } from '../../db/schema.ts';
 import type { ChangeLogTable } from '../../db/tables/change.ts';
@@ -8,11 +10,11 @@ import { toChange, type Change } from './change.model.ts';
 
 const INSERT_ONE = preparedInsert('change_log');
 
-/** Writes change rows inside the transaction that made the changes (`perInsert` rows a statement). */
+/** Writes change rows inside the transaction that made the changes (as many a statement as the engine allows). */
 export async function insertChangeRows(
   tx: Transaction<Database>,
+  engine: Pick<Engine, 'maxInsertRows'>,
   rows: ChangeLogTable[],
-  perInsert = 500,
 ): Promise<void> {
   // One row (a request's write) goes through a statement compiled once; batches as one INSERT each.
   if (rows.length === 1) {
@@ -21,11 +23,7 @@ export async function insertChangeRows(
   }
   // A multi-row INSERT names every column in every row: those with no event say so.
   const uniform = rows.some((r) => r.event != null) ? rows.map((r) => ({ ...r, event: r.event ?? null })) : rows;
-  for (let i = 0; i < uniform.length; i += perInsert)
-    await tx
-      .insertInto('change_log')
-      .values(uniform.slice(i, i + perInsert))
-      .execute();
+  await insertMany(tx, engine, 'change_log', uniform);
 }
 
 /** Writes the rows' events (or their absence) into rows already written: a write that changed its mind after its last statement. */

@@ -63,7 +63,7 @@ export async function writeTail(
     const run = () => TAIL.execute(tx, params, shape);
     return stored ? storing(run) : run();
   }
-  if (rows.length > 0) await insertChangeRows(tx, [...rows]);
+  if (rows.length > 0) await insertChangeRows(tx, engine, [...rows]);
   if (stored) await saveAnswer(tx, stored.claim, stored.answer, stored.now);
   return null;
 }
