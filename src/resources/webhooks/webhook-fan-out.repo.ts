@@ -43,8 +43,6 @@ const CLOCK_MARGIN_MS = 5_000;
 export interface FannedOut {
   /** Events taken from their rows: made into deliveries, or dropped as no endpoint takes them. */
   taken: number;
-  /** The endpoints deliveries were written for. */
-  endpointIds: string[];
   /** Change-log rows whose event could not be read (not JSON), cleared so they hold nothing up. */
   unreadable: string[];
 }
@@ -63,7 +61,7 @@ export async function fanOutEvents(
   engine: Pick<Engine, 'claimRows' | 'maxInsertRows'>,
   limit: number,
 ): Promise<FannedOut> {
-  const none: FannedOut = { taken: 0, endpointIds: [], unreadable: [] };
+  const none: FannedOut = { taken: 0, unreadable: [] };
   if (limit <= 0) return none;
   const rows = await engine
     .claimRows(
@@ -119,7 +117,7 @@ export async function fanOutEvents(
       rows.map((r) => r.id),
     )
     .execute();
-  return { taken: rows.length, endpointIds: [...new Set(deliveries.map((d) => d.endpoint_id))], unreadable };
+  return { taken: rows.length, unreadable };
 }
 
 /** The id and type of an event's payload; null when it is not an event's JSON. */
