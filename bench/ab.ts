@@ -1,12 +1,12 @@
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { isPostgresUrl, migrate, openStorage } from '../src/db/index.ts';
 import { createKey } from '../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../src/resources/workspaces/workspace.service.ts';
 import { seedWorkspace } from '../src/seed/seed.service.ts';
 import { addEndpoint, retireEndpoint } from './endpoint.ts';
+import { pgAdmin } from './pg-admin.ts';
 import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
 
 /**
@@ -64,25 +64,17 @@ const POSTGRES = isPostgresUrl(DB);
 /** PostgreSQL: the seeded database's name, and the copy each measurement runs on. */
 const PG_BASE = POSTGRES ? new URL(DB).pathname.slice(1) : '';
 const PG_RUN = `${PG_BASE}_run`;
-const RUN_DB = POSTGRES ? DB.replace(/\/[^/]*$/, `/${PG_RUN}`) : DB;
-
-async function pgAdmin(text: string): Promise<pg.QueryResult> {
-  const client = new pg.Client({ connectionString: DB.replace(/\/[^/]*$/, '/postgres') });
-  await client.connect();
-  try {
-    return await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
+/** The PostgreSQL server AB_DB is on (its URL without the database). */
+const PG_SERVER = DB.replace(/\/[^/]*$/, '');
+const RUN_DB = POSTGRES ? `${PG_SERVER}/${PG_RUN}` : DB;
 
 async function seed(): Promise<Seeded> {
   const meta = POSTGRES ? join(ROOT, `dist/ab/${PG_BASE}.json`) : `${DB}.json`;
   if (POSTGRES) {
-    const exists = (await pgAdmin(`select 1 from pg_database where datname = '${PG_BASE}'`)).rowCount === 1;
+    const exists = (await pgAdmin(PG_SERVER, `select 1 from pg_database where datname = '${PG_BASE}'`)).rowCount === 1;
     if (exists && existsSync(meta)) return JSON.parse(readFileSync(meta, 'utf8'));
-    await pgAdmin(`drop database if exists ${PG_BASE} with (force)`);
-    await pgAdmin(`create database ${PG_BASE}`);
+    await pgAdmin(PG_SERVER, `drop database if exists ${PG_BASE} with (force)`);
+    await pgAdmin(PG_SERVER, `create database ${PG_BASE}`);
   } else {
     if (existsSync(DB) && existsSync(meta)) return JSON.parse(readFileSync(meta, 'utf8'));
     for (const f of [DB, `${DB}-wal`, `${DB}-shm`]) rmSync(f, { force: true });
@@ -244,8 +236,8 @@ async function main() {
     const order = round % 2 === 1 ? VARIANTS : [...VARIANTS].reverse();
     for (const variant of order) {
       if (POSTGRES) {
-        await pgAdmin(`drop database if exists ${PG_RUN} with (force)`);
-        await pgAdmin(`create database ${PG_RUN} template ${PG_BASE}`);
+        await pgAdmin(PG_SERVER, `drop database if exists ${PG_RUN} with (force)`);
+        await pgAdmin(PG_SERVER, `create database ${PG_RUN} template ${PG_BASE}`);
       } else {
         for (const f of [`${DB}-wal`, `${DB}-shm`]) rmSync(f, { force: true });
         copyFileSync(existsSync(`${DB}.${variant}.template`) ? `${DB}.${variant}.template` : template, DB);

@@ -4,7 +4,6 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { isPostgresUrl, migrate, openStorage } from '../src/db/index.ts';
 import { sqlitePath } from '../src/db/dialects/sqlite.ts';
@@ -12,6 +11,7 @@ import { createKey } from '../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../src/resources/workspaces/workspace.service.ts';
 import { seedWorkspace, type SeedCounts } from '../src/seed/seed.service.ts';
 import { addEndpoint, retireEndpoint } from './endpoint.ts';
+import { pgAdmin } from './pg-admin.ts';
 import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
 
 /**
@@ -120,17 +120,13 @@ interface WebhookOutcome {
 /** A new PostgreSQL database for the run, and how to drop it. */
 async function pgDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `venue_bench_${randomBytes(6).toString('hex')}`;
-  const admin = async (text: string) => {
-    const client = new pg.Client({ connectionString: `${PG_SERVER}/postgres` });
-    await client.connect();
-    try {
-      await client.query(text);
-    } finally {
-      await client.end();
-    }
+  await pgAdmin(PG_SERVER, `create database ${name}`);
+  return {
+    url: `${PG_SERVER}/${name}`,
+    drop: async () => {
+      await pgAdmin(PG_SERVER, `drop database if exists ${name} with (force)`);
+    },
   };
-  await admin(`create database ${name}`);
-  return { url: `${PG_SERVER}/${name}`, drop: () => admin(`drop database if exists ${name} with (force)`) };
 }
 
 const TICK_US = 10_000; // USER_HZ is 100 on Linux
