@@ -1,8 +1,9 @@
 /**
- * An answer already written as JSON (by the database, src/db/json-record.ts): the edge
- * sends the text as it is instead of serialising a value again. `customerIds` names the
- * customers in it, for the unusual-activity count (DECISIONS "Unusual activity"), which
- * would otherwise have to parse the text back.
+ * An answer already written as JSON (by the database, src/db/json-record.ts, or for a new
+ * customer by lib/record-writer.ts from the same schema): the edge sends the text as it is
+ * instead of serialising a value again. `customerIds` names the customers in it, for the
+ * unusual-activity count (DECISIONS "Unusual activity"), which would otherwise have to
+ * parse the text back.
  */
 export class JsonText {
   constructor(

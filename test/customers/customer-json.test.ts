@@ -5,7 +5,8 @@ import type { CustomerTable } from '../../src/db/tables/customer.ts';
 import { maskEmail, maskPhone } from '../../src/lib/mask.ts';
 import { toInstant } from '../../src/lib/time.ts';
 import { customerJson, pageCustomersJson, readCustomerJson } from '../../src/resources/customers/customer-json.repo.ts';
-import { isAdultOn } from '../../src/resources/customers/customer-record.model.ts';
+import { type CustomerValues, writeCustomerJson } from '../../src/resources/customers/customer-json.model.ts';
+import { adultCutoff, isAdultOn } from '../../src/resources/customers/customer-record.model.ts';
 import { Customer } from '../../src/resources/customers/customer.schema.ts';
 
 /** The rule by calendar arithmetic, as a test oracle: the 18th birthday (29 Feb rolls to 1 Mar) is today or earlier. */
@@ -164,18 +165,16 @@ describe.each(ENGINES)('customer JSON written by the database (%s)', (engine) =>
   const reader = { workspaceId: WS, livemode: false, clock: () => NOW };
   const names = ['VIP', 'Wine "club"', 'Ünïcode ☕', 'back\\slash'];
 
+  const byAdded = <T extends { added_at: number | null }>(a: T, b: T, ka: number, kb: number) =>
+    a.added_at === b.added_at ? ka - kb : a.added_at === null ? -1 : b.added_at === null ? 1 : a.added_at - b.added_at;
+  /** A sample's memberships in the record's order: oldest first, unknown first, then by id. */
+  const sortedTags = (n: number) => [...samples[n]!.tags].sort((a, b) => byAdded(a, b, a.tag, b.tag));
+  const sortedLists = (n: number) => [...samples[n]!.lists].sort((a, b) => byAdded(a, b, a.list, b.list));
+
   /** The test's own account of the record a sample makes: the oracle. */
   function expected(n: number, masked = false): Record<string, unknown> {
-    const { tags, lists, ...c } = samples[n]!;
+    const { tags: _tags, lists: _lists, ...c } = samples[n]!;
     const email = c.email === null ? null : `${n}.${c.email.toLowerCase()}`;
-    const byAdded = <T extends { added_at: number | null }>(a: T, b: T, ka: number, kb: number) =>
-      a.added_at === b.added_at
-        ? ka - kb
-        : a.added_at === null
-          ? -1
-          : b.added_at === null
-            ? 1
-            : a.added_at - b.added_at;
     return {
       id: id('cus', n),
       object: 'customer',
@@ -197,18 +196,14 @@ describe.each(ENGINES)('customer JSON written by the database (%s)', (engine) =>
       adult: c.date_of_birth !== null ? isAdultOn(c.date_of_birth, NOW) : c.adult === null ? null : c.adult === 1,
       marketing_consent: c.marketing_consent === 1,
       membership: { member: c.member === 1, tier: c.member_tier },
-      tags: [...tags]
-        .sort((a, b) => byAdded(a, b, a.tag, b.tag))
-        .map((t) => ({ id: id('tag', t.tag), name: names[t.tag], added_at: toInstant(t.added_at) })),
-      lists: [...lists]
-        .sort((a, b) => byAdded(a, b, a.list, b.list))
-        .map((l) => ({
-          id: id('lst', l.list),
-          name: names[l.list],
-          status: l.status,
-          added_at: toInstant(l.added_at),
-          unsubscribed_at: toInstant(l.unsubscribed_at),
-        })),
+      tags: sortedTags(n).map((t) => ({ id: id('tag', t.tag), name: names[t.tag], added_at: toInstant(t.added_at) })),
+      lists: sortedLists(n).map((l) => ({
+        id: id('lst', l.list),
+        name: names[l.list],
+        status: l.status,
+        added_at: toInstant(l.added_at),
+        unsubscribed_at: toInstant(l.unsubscribed_at),
+      })),
       livemode: false,
       created_at: toInstant(c.created_at),
       updated_at: toInstant(c.updated_at),
@@ -244,6 +239,42 @@ describe.each(ENGINES)('customer JSON written by the database (%s)', (engine) =>
       for (const row of rows) expect(row.record).toBe(JSON.stringify(expected(Number(row.id.slice(4)), masked)));
       const order = [...rows].sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1));
       expect(rows.map((r) => r.id)).toEqual(order.map((r) => r.id));
+    }
+  });
+
+  /** What a write has at hand for sample n: its row as stored, today's cutoff and its memberships in order. */
+  function valuesOf(n: number): CustomerValues {
+    const { tags: _tags, lists: _lists, ...columns } = samples[n]!;
+    return {
+      row: {
+        ...columns,
+        id: id('cus', n),
+        workspace_id: WS,
+        livemode: 0,
+        email: columns.email === null ? null : `${n}.${columns.email.toLowerCase()}`,
+        gender: null,
+        how_heard_about_us: null,
+        created_by_key_id: null,
+        deleted_at: null,
+      },
+      adultCutoff: adultCutoff(NOW),
+      tags: sortedTags(n).map((t) => ({ id: id('tag', t.tag), name: names[t.tag]!, added_at: t.added_at })),
+      lists: sortedLists(n).map((l) => ({
+        id: id('lst', l.list),
+        name: names[l.list]!,
+        status: l.status,
+        added_at: l.added_at,
+        unsubscribed_at: l.unsubscribed_at,
+      })),
+    };
+  }
+
+  it("JavaScript's writer (a create's answer) writes the database's bytes, masked or not", async () => {
+    for (let n = 0; n < samples.length; n++) {
+      for (const masked of [false, true]) {
+        const found = await readCustomerJson(storage.db, reader, id('cus', n), { masked });
+        expect(writeCustomerJson(valuesOf(n), masked), `sample ${n}`).toBe(found?.record);
+      }
     }
   });
 
@@ -285,6 +316,9 @@ describe.each(ENGINES)('customer JSON written by the database (%s)', (engine) =>
       const record = JSON.parse(found!.record) as { email: string | null; phone: string | null };
       expect(record.email, String(email)).toBe(maskEmail(email));
       expect(record.phone, String(phone)).toBe(maskPhone(phone));
+      const row = { ...valuesOf(0).row, id: customerId, workspace_id: workspaceId, email, phone };
+      const written = writeCustomerJson({ ...valuesOf(0), row, tags: [], lists: [] }, true);
+      expect(written, `${email} ${phone}`).toBe(found!.record);
     }
   });
 });

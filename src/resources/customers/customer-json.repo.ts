@@ -12,9 +12,11 @@ import { adultCutoff } from './customer-record.model.ts';
 import { Customer } from './customer.schema.ts';
 
 /**
- * Every customer the API sends, read or write answer, as JSON the database builds from the
- * Customer schema (db/json-record.ts): one statement per read, one string per customer.
- * A write answers by running the same read inside its transaction.
+ * Every customer the API reads, as JSON the database builds from the Customer schema
+ * (db/json-record.ts): one statement per read, one string per customer. A write that changes
+ * a customer answers by running the same read inside its transaction; a create writes its
+ * answer from the row in JavaScript, from the same schema (customer-json.model.ts, the twin
+ * of customerSource below).
  *
  * `adult` needs today: a customer with a date of birth is an adult when that date is on or
  * before `adultCutoff` (customer-record.model.ts).

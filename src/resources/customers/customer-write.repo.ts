@@ -1,20 +1,10 @@
-import { type Param, PreparedQuery, preparedInsert } from '../../db/prepared.ts';
-import { returningPays } from '../../db/statement-costs.ts';
+import { PreparedQuery, preparedInsert } from '../../db/prepared.ts';
 import { lockRows } from '../../db/transaction-lock.ts';
 import type { Transaction } from 'kysely';
 import type { Database, Queryable } from '../../db/schema.ts';
 import type { CustomerTable } from '../../db/tables/customer.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
 import type { Scope } from '../actor.model.ts';
-import {
-  customerJson,
-  readCustomerJson,
-  readParams,
-  type CustomerJsonRow,
-  type CustomerReader,
-  type CustomerView,
-  type ReadParams,
-} from './customer-json.repo.ts';
 
 /**
  * Writes to customers and their memberships. Every change to a customer, memberships
@@ -58,50 +48,15 @@ export async function lockCustomer(
 }
 
 /**
- * Inserts the customer unless a unique index refuses (its email is taken), and answers its
- * JSON as the reader sees it, built by the read statement's own expression (customer-json.repo.ts),
- * so the answer is byte for byte what a GET sends: over the row the INSERT returns where
- * RETURNING pays (one statement, one round trip), else by the GET's statement after the
- * INSERT. Undefined when refused.
+ * Inserts the customer unless a unique index refuses (its email is taken): false when
+ * refused. The answer is written from the row (customer-json.model.ts), not read back.
  */
-export async function insertCustomerJson(
-  tx: Transaction<Database>,
-  row: CustomerTable,
-  reader: CustomerReader,
-  view: CustomerView,
-): Promise<CustomerJsonRow | undefined> {
-  if (!returningPays(tx)) {
-    if ((await INSERT(tx, row)) === 0) return undefined;
-    return readCustomerJson(tx, reader, row.id, view);
-  }
-  // The row's columns are the statement's parameters by their own names, with the one value
-  // the record's expression binds (customerJson: adultCutoff).
-  const params = Object.assign({ adultCutoff: readParams(reader).adultCutoff }, row);
-  const shape = `${Object.keys(row).join(',')}|${view.masked ? 'm' : ''}`;
-  const [answer] = await INSERT_ANSWERING.execute(tx, params, shape);
-  return answer;
+export async function insertCustomer(tx: Transaction<Database>, row: CustomerTable): Promise<boolean> {
+  return (await INSERT(tx, row)) > 0;
 }
 
-// SQLite's create: the INSERT, then the GET's own statement (returningPays).
+// Every create runs it: compiled once per set of columns (db/prepared.ts).
 const INSERT = preparedInsert('customers', { doNothingOnConflict: true });
-
-// Every create runs it: compiled once per set of columns and view (db/prepared.ts).
-const INSERT_ANSWERING = new PreparedQuery<CustomerTable & { adultCutoff: string }, CustomerJsonRow>(
-  (db, param, shape) => {
-    const [columns = '', masked] = shape.split('|');
-    const values = Object.fromEntries(columns.split(',').map((c) => [c, param(c as keyof CustomerTable)]));
-    return db
-      .insertInto('customers')
-      .values(values as never)
-      .onConflict((oc) => oc.doNothing())
-      .returning([
-        'customers.id',
-        'customers.created_at',
-        'customers.version',
-        customerJson(db, param as unknown as Param<ReadParams>, masked === 'm').as('record'),
-      ]);
-  },
-);
 
 /** Sets `set` and moves the version on by one; throws StaleWrite when the row moved first. */
 export async function bumpCustomer(

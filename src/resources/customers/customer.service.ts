@@ -9,7 +9,9 @@ import type { CreateCustomerBody, UpdateCustomerBody } from './customer-body.sch
 import { changedColumns, EDITABLE, toCustomerPatch, todayUtc, type CustomerPatch } from './customer-input.model.ts';
 import { JsonText } from '../json-text.model.ts';
 import { readCustomerJson } from './customer-json.repo.ts';
-import { bumpCustomer, emailOwner, insertCustomerJson, lockCustomer } from './customer-write.repo.ts';
+import { bumpCustomer, emailOwner, insertCustomer, lockCustomer } from './customer-write.repo.ts';
+import { writeCustomerJson } from './customer-json.model.ts';
+import { adultCutoff } from './customer-record.model.ts';
 import { countryCode } from './phone.model.ts';
 
 /** Create, update and delete a customer (SPEC "Behaviour rules" 1-5), as write services. */
@@ -90,11 +92,14 @@ export async function createCustomer(tx: Tx, actor: Actor, body: CreateCustomerB
   };
   // The email's unique index (one live customer per email in a workspace and mode) is the
   // check: no look-up first, and no race between a look-up and the INSERT.
-  const answer = await insertCustomerJson(tx, row, actor, { masked: actor.contactsMasked });
-  if (!answer) throw conflict(EMAIL_TAKEN);
+  if (!(await insertCustomer(tx, row))) throw conflict(EMAIL_TAKEN);
+  // Written from the row, the bytes a GET reads (customer-json.model.ts): a new customer has no memberships.
+  const values = { row, adultCutoff: adultCutoff(now), tags: [], lists: [] };
+  const record = writeCustomerJson(values, actor.contactsMasked);
   return {
-    value: { record: new JsonText(answer.record, [answer.id]), version: String(answer.version) },
-    records: unmaskedRecord(actor, answer.id, answer.record),
+    value: { record: new JsonText(record, [row.id]), version: String(row.version) },
+    // The webhook event's record sees contacts whole, whoever made the change.
+    records: new Map([[row.id, actor.contactsMasked ? writeCustomerJson(values, false) : record]]),
     changes: [
       { at: now, action: 'customer.create', customerId: row.id, version: 1, before: null, after: pickEditable(row) },
     ],
