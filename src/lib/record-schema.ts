@@ -25,7 +25,7 @@ export function checkRecordSource(schema: TObject, source: object, path = '$'): 
 }
 
 /** The literal a property always has (`Type.Literal`), written from the schema without a source. */
-export function constOf(schema: TSchema): unknown {
+function constOf(schema: TSchema): unknown {
   return (schema as { const?: unknown }).const;
 }
 

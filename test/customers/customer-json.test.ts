@@ -95,6 +95,22 @@ describe.each(ENGINES)('customer JSON written by the database (%s)', (engine) =>
   let storage: TestStorage;
   const samples = fc.sample(customer, { numRuns: 120, seed: 8 });
 
+  /** Sample n's customer row as stored, its email made unique by its number. */
+  function rowOf(n: number): CustomerTable {
+    const { tags: _tags, lists: _lists, ...columns } = samples[n]!;
+    return {
+      ...columns,
+      id: id('cus', n),
+      workspace_id: WS,
+      livemode: 0,
+      email: columns.email === null ? null : `${n}.${columns.email.toLowerCase()}`,
+      gender: null,
+      how_heard_about_us: null,
+      created_by_key_id: null,
+      deleted_at: null,
+    };
+  }
+
   beforeAll(async () => {
     storage = await freshStorage(engine);
     const { db } = storage;
@@ -118,19 +134,8 @@ describe.each(ENGINES)('customer JSON written by the database (%s)', (engine) =>
         })),
       )
       .execute();
-    for (const [n, c] of samples.entries()) {
-      const { tags, lists, ...columns } = c;
-      const row: CustomerTable = {
-        ...columns,
-        id: id('cus', n),
-        workspace_id: WS,
-        livemode: 0,
-        email: c.email === null ? null : `${n}.${c.email.toLowerCase()}`,
-        gender: null,
-        how_heard_about_us: null,
-        created_by_key_id: null,
-        deleted_at: null,
-      };
+    for (const [n, { tags, lists }] of samples.entries()) {
+      const row = rowOf(n);
       await db.insertInto('customers').values(row).execute();
       for (const t of tags) {
         await db
@@ -244,19 +249,8 @@ describe.each(ENGINES)('customer JSON written by the database (%s)', (engine) =>
 
   /** What a write has at hand for sample n: its row as stored, today's cutoff and its memberships in order. */
   function valuesOf(n: number): CustomerValues {
-    const { tags: _tags, lists: _lists, ...columns } = samples[n]!;
     return {
-      row: {
-        ...columns,
-        id: id('cus', n),
-        workspace_id: WS,
-        livemode: 0,
-        email: columns.email === null ? null : `${n}.${columns.email.toLowerCase()}`,
-        gender: null,
-        how_heard_about_us: null,
-        created_by_key_id: null,
-        deleted_at: null,
-      },
+      row: rowOf(n),
       adultCutoff: adultCutoff(NOW),
       tags: sortedTags(n).map((t) => ({ id: id('tag', t.tag), name: names[t.tag]!, added_at: t.added_at })),
       lists: sortedLists(n).map((l) => ({
@@ -292,32 +286,17 @@ describe.each(ENGINES)('customer JSON written by the database (%s)', (engine) =>
     const phones = ['+61 412 345 678', '12', '+1', '', 'call me', '(02) 9876-5432', '+٣٤٥123', null];
     const cases = fc.sample(fc.tuple(fc.constantFrom(...emails), fc.constantFrom(...phones)), { numRuns: 40, seed: 3 });
     const wanted = [...emails.map((e, k) => [e, phones[k % phones.length]!] as const), ...cases];
-    const { tags: _tags, lists: _lists, ...base } = samples[0]!;
     for (const [k, [email, phone]] of wanted.entries()) {
       const customerId = id('cus', 9000 + k);
       // A workspace each, so the same address may come again (one customer per email).
       const workspaceId = id('wsp', 9000 + k);
-      await storage.db
-        .insertInto('customers')
-        .values({
-          ...base,
-          id: customerId,
-          workspace_id: workspaceId,
-          livemode: 0,
-          email,
-          phone,
-          gender: null,
-          how_heard_about_us: null,
-          created_by_key_id: null,
-          deleted_at: null,
-        })
-        .execute();
+      const row = { ...rowOf(0), id: customerId, workspace_id: workspaceId, email, phone };
+      await storage.db.insertInto('customers').values(row).execute();
       const found = await readCustomerJson(storage.db, { ...reader, workspaceId }, customerId, { masked: true });
       const record = JSON.parse(found!.record) as { email: string | null; phone: string | null };
       expect(record.email, String(email)).toBe(maskEmail(email));
       expect(record.phone, String(phone)).toBe(maskPhone(phone));
-      const row = { ...valuesOf(0).row, id: customerId, workspace_id: workspaceId, email, phone };
-      const written = writeCustomerJson({ ...valuesOf(0), row, tags: [], lists: [] }, true);
+      const written = writeCustomerJson({ row, adultCutoff: adultCutoff(NOW), tags: [], lists: [] }, true);
       expect(written, `${email} ${phone}`).toBe(found!.record);
     }
   });

@@ -98,8 +98,7 @@ export async function createCustomer(tx: Tx, actor: Actor, body: CreateCustomerB
   const record = writeCustomerJson(values, actor.contactsMasked);
   return {
     value: { record: new JsonText(record, [row.id]), version: String(row.version) },
-    // The webhook event's record sees contacts whole, whoever made the change.
-    records: new Map([[row.id, actor.contactsMasked ? writeCustomerJson(values, false) : record]]),
+    records: unmaskedRecord(actor, row.id, record),
     changes: [
       { at: now, action: 'customer.create', customerId: row.id, version: 1, before: null, after: pickEditable(row) },
     ],
