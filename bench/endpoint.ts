@@ -24,7 +24,7 @@ export async function addEndpoint(databaseUrl: string, workspaceId: string, url:
 }
 
 /**
- * Counts the endpoint's deliveries by status and the events still waiting for theirs, then
+ * Counts the endpoint's deliveries by status, then
  * deletes it with its queue, so the scenarios
  * after it run on a database like the one before it (no endpoint, no deliveries to claim).
  */
@@ -40,14 +40,6 @@ export async function retireEndpoint(databaseUrl: string, workspaceId: string, i
       .execute();
     const count = (status: string) => Number(rows.find((r) => r.status === status)?.n ?? 0);
     await deleteEndpoint(storage, workspaceId, id);
-    // Events whose deliveries were not made yet (their writes' change-log rows carry them):
-    // the bench's one endpoint is gone, so they are its queue too.
-    const waiting = await storage.db
-      .updateTable('change_log')
-      .set({ event: null })
-      .where('workspace_id', '=', workspaceId)
-      .where('event', 'is not', null)
-      .executeTakeFirst();
     // The queue's removal is not the next scenario's to pay for: SQLite's WAL written back,
     // PostgreSQL's dead rows vacuumed, before it starts.
     if (storage.engine.name === 'sqlite') await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(storage.db);
@@ -56,7 +48,6 @@ export async function retireEndpoint(databaseUrl: string, workspaceId: string, i
       delivered: count('delivered'),
       pending: count('pending'),
       failed: count('failed'),
-      waiting: Number(waiting.numUpdatedRows),
     };
   } finally {
     await storage.close();

@@ -114,7 +114,7 @@ interface WebhookOutcome {
   create_rps: number;
   /** Every round's rate over create's, when there was more than one. */
   of_create_rounds?: number[];
-  deliveries: { delivered: number; pending: number; failed: number; waiting: number };
+  deliveries: { delivered: number; pending: number; failed: number };
 }
 
 /** A new PostgreSQL database for the run, and how to drop it. */
@@ -515,13 +515,13 @@ async function main() {
       log('create_webhook…');
       const receiver = await startChild(['bench/webhook-receiver.mjs'], {}, listening);
       children.push(receiver);
-      const deliveries = { delivered: 0, pending: 0, failed: 0, waiting: 0 };
+      const deliveries = { delivered: 0, pending: 0, failed: 0 };
       const withEndpoint = async () => {
         // The write path looks its endpoints up on every write: one made now counts at once.
         const endpoint = await addEndpoint(databaseUrl, workspaceId, `${receiver.url}/hooks`);
         const measured = await createOf(api!.url, api!.process.pid);
         const left = await retireEndpoint(databaseUrl, workspaceId, endpoint);
-        for (const k of ['delivered', 'pending', 'failed', 'waiting'] as const) deliveries[k] += left[k];
+        for (const k of ['delivered', 'pending', 'failed'] as const) deliveries[k] += left[k];
         return measured;
       };
       // With one round, against create's own measurements; with more, in turns with create.
@@ -530,7 +530,7 @@ async function main() {
           ? await paired(withEndpoint, () => createOf(api!.url, api!.process.pid))
           : { ours: await withEndpoint(), theirs: created.ours, ratios: [] };
       log(
-        `  deliveries: ${deliveries.delivered} delivered, ${deliveries.pending} pending, ${deliveries.failed} failed, ${deliveries.waiting} events waiting`,
+        `  deliveries: ${deliveries.delivered} delivered, ${deliveries.pending} pending, ${deliveries.failed} failed`,
       );
       // Its ratio is against the create ceiling of create's median round; of_create against
       // the create it took turns with.
@@ -711,8 +711,7 @@ async function main() {
       if (hooked?.deliveries) {
         console.log(
           `create_webhook: ${hooked.of_create?.toFixed(3)} of create's ${hooked.create_rps}/s; deliveries ` +
-            `${hooked.deliveries.delivered} delivered, ${hooked.deliveries.pending} pending, ${hooked.deliveries.failed} failed, ` +
-            `${hooked.deliveries.waiting} events waiting`,
+            `${hooked.deliveries.delivered} delivered, ${hooked.deliveries.pending} pending, ${hooked.deliveries.failed} failed`,
         );
       }
       console.log('(sync: per s is customers a second, p50/p99 per page of 100)\n');

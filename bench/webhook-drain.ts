@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate, openStorage } from '../src/db/index.ts';
-import { WebhookDeliveryWorker } from '../src/jobs/webhook-delivery.ts';
-import { writeEvents } from '../src/resources/webhooks/webhook-event.service.ts';
+import { WebhookWorker } from '../src/jobs/webhook-worker.ts';
+import { recordEvents } from '../src/resources/webhooks/webhook-event.service.ts';
 import { createEndpoint } from '../src/resources/webhooks/webhook.service.ts';
 import { createWorkspace } from '../src/resources/workspaces/workspace.service.ts';
 
@@ -49,15 +49,14 @@ try {
   const object = { id: 'cus_drain', object: 'customer', first_name: 'Drain', email: 'drain@example.com', tags: [] };
   const at = Date.now();
   await storage.write((tx) =>
-    writeEvents(
+    recordEvents(
       tx,
-      storage.engine,
       { workspaceId, livemode: true },
-      [endpoint],
       Array.from({ length: N }, () => ({ type: 'customer.created', at, object })),
+      [endpoint],
     ),
   );
-  const worker = new WebhookDeliveryWorker({
+  const worker = new WebhookWorker({
     store: storage,
     engine: storage.engine,
     clock: Date.now,

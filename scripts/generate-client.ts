@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { OpenAPI3 } from 'openapi-typescript';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { migrate, openStorage } from '../src/db/index.ts';
+import { migrate } from '../src/db/index.ts';
+import { openAppStorage } from '../src/storage.ts';
 import { generateClientFiles } from './client-types.ts';
 
 /**
@@ -16,7 +17,7 @@ const OUT = new URL('../clients/typescript/src/generated/', import.meta.url);
 
 const dir = mkdtempSync(join(tmpdir(), 'venue-client-generate-'));
 try {
-  const storage = await openStorage(join(dir, 'venue.sqlite'));
+  const storage = await openAppStorage(join(dir, 'venue.sqlite'));
   await migrate(storage);
   const { app } = await buildApp(loadConfig({ BASE_URL: '', LOG_LEVEL: 'warn' }), {
     storage,

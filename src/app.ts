@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Counter } from 'prom-client';
 import type { Config } from './config.ts';
 import { consolePlugin } from './console/console.plugin.ts';
-import type { Storage } from './db/index.ts';
+import type { AppStorage } from './storage.ts';
 import { unavailableReason } from './db/unavailable.ts';
 import { access } from './http/access.ts';
 import { activityTracking } from './http/activity.ts';
@@ -32,10 +32,9 @@ import { metricsPlugin } from './ops/metrics.ts';
 import { opsRoutes } from './ops/ops.routes.ts';
 import { resourceRoutes } from './resources/api.routes.ts';
 import { KeyCache } from './resources/keys/key.cache.ts';
-import { WritePipeline } from './resources/writes/write.pipeline.ts';
 
 export interface AppDeps {
-  storage: Storage;
+  storage: AppStorage;
   clock?: Clock;
   keys?: KeyCache;
   logger?: boolean | object;
@@ -134,7 +133,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await app.register(versionCheck);
   await app.register(strictRequest);
   await app.register(access);
-  app.decorate('writes', new WritePipeline(deps.storage, deps.storage.engine));
+  app.decorate('writes', deps.storage.writes);
   app.decorate('errorsUrl', config.errorsUrl);
   await app.register(idempotency);
   const activityDropped = app.metrics.getSingleMetric('venue_api_activity_rows_dropped_total') as Counter;

@@ -4,16 +4,16 @@ import type { Counter } from 'prom-client';
 import { buildApp } from './app.ts';
 import { logSchema, type SchemaReport, superviseWorkers } from './cluster.ts';
 import { type Config, ConfigError, loadConfig, postgresBounds } from './config.ts';
-import { isPostgresUrl, openStorage, type Storage } from './db/index.ts';
+import { isPostgresUrl, openStorage } from './db/index.ts';
 import { missingMigrationsMessage, prepareSchema } from './db/migrate.ts';
 import { migrations } from './db/migrations/index.ts';
 import { demoBanner, type DemoOutcome, listeningUrl, prepareDemo } from './demo.ts';
 import { HourlyActivityCheck } from './jobs/activity-schedule.ts';
 import { RetentionJobs } from './jobs/retention.ts';
 import { UndoJobWorker } from './jobs/undo-jobs.ts';
-import { eventLoopGauge } from './jobs/event-loop-gauge.ts';
-import { WebhookDeliveryWorker } from './jobs/webhook-delivery.ts';
+import { WebhookWorker } from './jobs/webhook-worker.ts';
 import { systemClock } from './lib/time.ts';
+import { type AppStorage, openAppStorage } from './storage.ts';
 
 export interface ServeOverrides {
   port?: number;
@@ -22,8 +22,8 @@ export interface ServeOverrides {
 }
 
 /** The server's storage: short waits, since a request is better answered 503 than kept waiting. */
-function openServerStorage(config: Config, onConnectionError: (err: Error) => void): Promise<Storage> {
-  return openStorage(config.databaseUrl, {
+function openServerStorage(config: Config, onConnectionError: (err: Error) => void): Promise<AppStorage> {
+  return openAppStorage(config.databaseUrl, {
     sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
     sqliteCacheMiB: config.sqliteCacheMiB,
     sqliteBackgroundCheckpoint: true,
@@ -58,7 +58,7 @@ async function schemaStep(config: Config): Promise<SchemaReport> {
 }
 
 /** The demo of a first start, only on a schema this version runs on (DEMO=off skips it). */
-async function demoStep(config: Config, storage: Storage, schema: SchemaReport): Promise<DemoOutcome> {
+async function demoStep(config: Config, storage: AppStorage, schema: SchemaReport): Promise<DemoOutcome> {
   if (!config.demo || schema.missing.length > 0) return { kind: 'none' };
   return prepareDemo(storage, systemClock);
 }
@@ -132,9 +132,7 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
   retention.start();
   // DECISIONS "Webhooks": every process delivers; claims keep two from making the same attempt.
   const deliveries = app.metrics.getSingleMetric('venue_api_webhook_deliveries_total') as Counter<'outcome'>;
-  // Deliveries give way to this process's requests while it is busy serving them.
-  const load = eventLoopGauge();
-  const webhooks = new WebhookDeliveryWorker({
+  const webhooks = new WebhookWorker({
     store: storage,
     engine: storage.engine,
     clock: systemClock,
@@ -143,7 +141,6 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
     retrySchedule: config.webhookRetrySchedule,
     log: app.log,
     onOutcome: (outcome) => deliveries.inc({ outcome }),
-    yieldTo: load,
   });
   webhooks.start();
   // The console's undos: every process runs them; a claim keeps each job to one process.
@@ -171,7 +168,6 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
     app.log.info({ signal }, 'closing: finishing in-flight requests');
     clearInterval(statistics);
     await Promise.all([activityCheck.stop(), retention.stop(), webhooks.stop(), undos.stop(), app.close()]);
-    load.stop();
     await storage.close();
     process.exit(0);
   };

@@ -1,12 +1,12 @@
 import { userInfo } from 'node:os';
 import { CommanderError, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, postgresBounds, type Config } from '../config.ts';
-import { openStorage, type Storage } from '../db/index.ts';
 import { MigrationRefused, missingMigrationsMessage, prepareSchema } from '../db/migrate.ts';
 import { unavailableReason } from '../db/unavailable.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import { systemClock, type Clock } from '../lib/time.ts';
 import type { AuditActor } from '../resources/audit/audit.model.ts';
+import { type AppStorage, openAppStorage } from '../storage.ts';
 
 /**
  * What every CLI command shares: the storage named by DATABASE_URL, brought up to date
@@ -15,7 +15,7 @@ import type { AuditActor } from '../resources/audit/audit.model.ts';
  */
 export interface CliContext {
   config: Config;
-  storage: Storage;
+  storage: AppStorage;
   clock: Clock;
 }
 
@@ -33,7 +33,7 @@ const CLI_BUSY_TIMEOUT_MS = 10_000;
  */
 export async function withStorage<T>(fn: (ctx: CliContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const storage = await openStorage(config.databaseUrl, {
+  const storage = await openAppStorage(config.databaseUrl, {
     sqliteBusyTimeoutMs: CLI_BUSY_TIMEOUT_MS,
     postgres: postgresBounds(config, 'bulk'),
   });

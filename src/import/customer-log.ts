@@ -1,14 +1,9 @@
-import type { Transaction } from 'kysely';
-import type { Engine } from '../db/dialects/types.ts';
-import type { Database } from '../db/schema.ts';
+import type { Tx } from '../db/schema.ts';
 import type { CustomerListTable, CustomerTable, CustomerTagTable } from '../db/tables/customer.ts';
 import { sameJson } from '../lib/canonical-json.ts';
-import { insertChangeRows } from '../resources/changes/change-log.repo.ts';
-import { changeRow, type ChangeAuthor, type ChangeInput, type FieldMap } from '../resources/changes/change.model.ts';
+import type { ChangeAuthor, ChangeInput, FieldMap } from '../resources/changes/change.model.ts';
 import type { ListLinkState, TagLinkState } from '../resources/customers/membership.repo.ts';
-import { CUSTOMER_EVENT_TYPES } from '../resources/webhooks/customer-event.model.ts';
-import { putCustomerEvents } from '../resources/webhooks/customer-event.service.ts';
-import { endpointsFor } from '../resources/webhooks/webhook-event.service.ts';
+import type { WritePipeline } from '../resources/writes/write.pipeline.ts';
 
 /**
  * The import's entries in the change log (DECISIONS "Change log and undo"): one per
@@ -90,9 +85,13 @@ function changeOf(
   return { at, action, customerId: row.id, version, ...changed };
 }
 
+/**
+ * The change-log rows of an import's customers, through the write pipeline as every customer
+ * writer's, so they send their webhook events too (DECISIONS "Webhooks"); one call per mode.
+ */
 export async function logImportedCustomers(
-  tx: Transaction<Database>,
-  engine: Engine,
+  tx: Tx,
+  writes: WritePipeline,
   context: { workspaceId: string; at: number },
   imported: ImportedCustomer[],
   stored: Map<string, CustomerTable>,
@@ -100,30 +99,19 @@ export async function logImportedCustomers(
   written: { tags: CustomerTagTable[]; lists: CustomerListTable[] },
 ): Promise<void> {
   const linksAfter = group(written.tags, written.lists);
-  const changes = imported.map((c) =>
-    changeOf(context.at, c, stored.get(c.row.id), linksBefore.get(c.row.id), linksAfter.get(c.row.id)),
-  );
-  const rows = imported.map((c, i) => {
+  for (const livemode of [false, true]) {
+    const ofMode = imported.filter((c) => (c.row.livemode === 1) === livemode);
+    if (ofMode.length === 0) continue;
+    const changes = ofMode.map((c) =>
+      changeOf(context.at, c, stored.get(c.row.id), linksBefore.get(c.row.id), linksAfter.get(c.row.id)),
+    );
     const author: ChangeAuthor = {
       kind: 'operator',
       id: IMPORT_OPERATOR,
       workspaceId: context.workspaceId,
-      livemode: c.row.livemode === 1,
+      livemode,
       requestId: null,
     };
-    return changeRow(author, changes[i]!);
-  });
-  // DECISIONS "Webhooks": an import's changes send events like any other writer's, per mode.
-  for (const livemode of [false, true]) {
-    const scope = { workspaceId: context.workspaceId, livemode };
-    const ofMode = imported.flatMap((c, i) => ((c.row.livemode === 1) === livemode ? [i] : []));
-    if (ofMode.length === 0 || (await endpointsFor(tx, scope, CUSTOMER_EVENT_TYPES)).length === 0) continue;
-    await putCustomerEvents(
-      tx,
-      scope,
-      ofMode.map((i) => changes[i]!),
-      ofMode.map((i) => rows[i]!),
-    );
+    await writes.logChanges(tx, author, changes);
   }
-  await insertChangeRows(tx, engine, rows);
 }

@@ -4,6 +4,7 @@ import { filterColumnNames, fromApiRecord, toDocRow, type DocTable } from '../db
 import type { Queryable, Tx } from '../db/schema.ts';
 import type { CustomerListTable, CustomerTable, CustomerTagTable } from '../db/tables/customer.ts';
 import type { Customer } from '../resources/customers/customer.schema.ts';
+import type { WritePipeline } from '../resources/writes/write.pipeline.ts';
 import { group, logImportedCustomers, type CustomerLinks, type ImportedCustomer } from './customer-log.ts';
 import type { TableName } from './record-kinds.ts';
 
@@ -142,7 +143,14 @@ async function insertAll(db: Queryable, engine: Engine, table: 'customer_tags' |
  * written gets its change-log row in this same transaction (DECISIONS "Change log and
  * undo"): an undo then sees the import as a later change by someone else.
  */
-export async function writeCustomers(tx: Tx, engine: Engine, workspaceId: string, records: Customer[], at: number) {
+export async function writeCustomers(
+  tx: Tx,
+  writes: WritePipeline,
+  engine: Engine,
+  workspaceId: string,
+  records: Customer[],
+  at: number,
+) {
   if (records.length === 0) return;
   const ids = records.map((c) => c.id);
   // Held until commit: nobody changes them between this read and the write below.
@@ -209,7 +217,7 @@ export async function writeCustomers(tx: Tx, engine: Engine, workspaceId: string
   await insertAll(tx, engine, 'customer_lists', lists);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const imported: ImportedCustomer[] = mineIds.map((id) => ({ row: byId.get(id)!, version: versions.get(id)! }));
-  await logImportedCustomers(tx, engine, { workspaceId, at }, imported, stored, linksBefore, { tags, lists });
+  await logImportedCustomers(tx, writes, { workspaceId, at }, imported, stored, linksBefore, { tags, lists });
 }
 
 const BATCH = 500;

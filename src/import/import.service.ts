@@ -1,5 +1,6 @@
 import type { DocTable } from '../db/doc-rows.ts';
 import type { Storage } from '../db/index.ts';
+import type { PipelineWriter } from '../resources/writes/write.pipeline.ts';
 import { jsonDepthOver, MAX_JSON_DEPTH } from '../lib/json-depth.ts';
 import { systemClock, type Clock } from '../lib/time.ts';
 import type { Customer } from '../resources/customers/customer.schema.ts';
@@ -123,7 +124,7 @@ async function existingFor(storage: Storage, candidates: LineInfo[]) {
 }
 
 async function writeBatch(
-  storage: Storage,
+  storage: Storage & PipelineWriter,
   workspaceId: string,
   batch: Map<TableName, Rec[]>,
   clock: Clock,
@@ -133,20 +134,22 @@ async function writeBatch(
   await storage.write(async (tx) => {
     for (const [table, records] of batch) {
       if (records.length === 0) continue;
-      if (table === 'customers') await writeCustomers(tx, engine, workspaceId, records as Customer[], clock());
+      if (table === 'customers')
+        await writeCustomers(tx, storage.writes, engine, workspaceId, records as Customer[], clock());
       else if (table === 'tags' || table === 'lists') await writeVocabulary(tx, engine, table, workspaceId, records);
       else await writeDocs(tx, engine, table as DocTable, workspaceId, records);
-      // Customers send theirs from the change log's rows (customer-log.ts), like every customer writer.
+      // Customers send theirs through the write pipeline's hook (customer-log.ts), like every customer writer.
       if (table !== 'customers') {
         const object = OBJECT_NAMES.find((o) => RECORD_KINDS[o].table === table)!;
-        await recordImportEvents(tx, engine, workspaceId, object, records, (id) => existing[table].has(id), clock());
+        await recordImportEvents(tx, workspaceId, object, records, (id) => existing[table].has(id), clock());
       }
     }
   });
+  storage.writes.committed();
 }
 
 export async function importRecords(
-  storage: Storage,
+  storage: Storage & PipelineWriter,
   input: { workspaceId: string; source: LineSource; clock?: Clock },
 ): Promise<ImportReport> {
   const clock = input.clock ?? systemClock;

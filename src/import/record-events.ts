@@ -1,4 +1,3 @@
-import type { Engine } from '../db/dialects/types.ts';
 import type { Tx } from '../db/schema.ts';
 import { recordEvents, type NewEvent } from '../resources/webhooks/webhook-event.service.ts';
 import { RECORD_KINDS, type ObjectName } from './record-kinds.ts';
@@ -15,7 +14,6 @@ type Rec = Record<string, any>;
  */
 export async function recordImportEvents(
   tx: Tx,
-  engine: Engine,
   workspaceId: string,
   object: ObjectName,
   records: readonly Rec[],
@@ -27,6 +25,6 @@ export async function recordImportEvents(
     const events: NewEvent[] = records
       .filter((r) => (mode === 'shared' ? true : mode === 'live-only' ? livemode : r.livemode === livemode))
       .map((r) => ({ type: `${object}.${existed(r.id) ? 'updated' : 'created'}`, at, object: r }));
-    await recordEvents(tx, engine, { workspaceId, livemode }, events);
+    await recordEvents(tx, { workspaceId, livemode }, events);
   }
 }

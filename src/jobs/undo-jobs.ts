@@ -1,4 +1,3 @@
-import type { EngineWriter } from '../db/write.ts';
 import { randomBase62 } from '../lib/ids.ts';
 import type { Clock } from '../lib/time.ts';
 import { personActor } from '../resources/actor.model.ts';
@@ -6,7 +5,7 @@ import { nextCustomersToUndo } from '../resources/changes/undo.repo.ts';
 import { claimUndoJob, releaseUndoJob } from '../resources/changes/undo-job.repo.ts';
 import { endUndo, LostUndoClaim, undoBatch, type UndoJob } from '../resources/changes/undo-job.service.ts';
 import { findKeyById } from '../resources/keys/key.repo.ts';
-import { WritePipeline } from '../resources/writes/write.pipeline.ts';
+import type { PipelineWriter, WritePipeline } from '../resources/writes/write.pipeline.ts';
 
 /**
  * The undo job worker (docs/console.md "Undo"), one in every server process. It claims one job
@@ -18,7 +17,7 @@ import { WritePipeline } from '../resources/writes/write.pipeline.ts';
  * stops gives the job back between batches.
  */
 export interface UndoWorkerDeps {
-  store: EngineWriter;
+  store: PipelineWriter;
   clock: Clock;
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
   /** How often queued jobs are looked for (ms). */
@@ -44,7 +43,7 @@ export class UndoJobWorker {
   private readonly writes: WritePipeline;
 
   constructor(private readonly deps: UndoWorkerDeps) {
-    this.writes = new WritePipeline(deps.store, deps.store.engine);
+    this.writes = deps.store.writes;
   }
 
   start(): void {

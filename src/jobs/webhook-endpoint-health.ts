@@ -1,67 +1,47 @@
 import type { Tx } from '../db/schema.ts';
+import type { Writer } from '../db/write.ts';
 import type { WebhookEndpointTable } from '../db/tables/webhook.ts';
-import { groupBy } from '../lib/group-by.ts';
+import type { Clock } from '../lib/time.ts';
 import { disableIfFailingSince, noteAttempt } from '../resources/webhooks/webhook-endpoint.repo.ts';
 import { FAILING_DISABLE_MS } from '../resources/webhooks/webhook.model.ts';
-import { emailKeyManagers } from './pause-email.ts';
-import type { Finished } from './webhook-attempt.ts';
-import type { WebhookWorkerDeps } from './webhook-worker-deps.ts';
+import { emailKeyManagers, type MailSettings } from './pause-email.ts';
 
-/** What recorded attempts mean for their endpoints' runs of failures; answers the endpoints they disabled. */
-export async function noteEndpoints(tx: Tx, recorded: readonly Finished[]): Promise<WebhookEndpointTable[]> {
-  const disabled: WebhookEndpointTable[] = [];
-  // Endpoints in one order (their ids) in every transaction, so two never wait on each other.
-  for (const own of byEndpoint(recorded)) {
-    const gone = await noteEndpoint(tx, own);
-    if (gone) disabled.push(gone);
-  }
-  return disabled;
-}
+/** An endpoint's run of failures (DECISIONS "Webhooks"): after 3 days of nothing but failures it is disabled. */
 
-/**
- * An endpoint's recorded attempts, in the order they ended, as one attempt at a time would
- * have left it: a success ends a run of failures, a failure starts one; the endpoint is
- * disabled when its run of failures has lasted 3 days. Answers the endpoint it disabled.
- */
-async function noteEndpoint(tx: Tx, own: Finished[]): Promise<WebhookEndpointTable | undefined> {
-  const { workspace_id: workspaceId, id } = own[0]!.claimed.endpoint;
-  const last = own[own.length - 1]!;
-  if (last.result.ok) {
-    await noteAttempt(tx, workspaceId, id, true, last.at);
-    return undefined;
-  }
-  let lastSuccess = own.length - 1;
-  while (lastSuccess >= 0 && !own[lastSuccess]!.result.ok) lastSuccess--;
-  // A success before the run of failures ended the run the endpoint had; the run starts anew.
-  if (lastSuccess >= 0) await noteAttempt(tx, workspaceId, id, true, own[lastSuccess]!.at);
-  await noteAttempt(tx, workspaceId, id, false, own[lastSuccess + 1]!.at);
-  return disableIfFailingSince(
+/** A recorded attempt ends or starts the endpoint's run of failures; answers whether it disabled the endpoint. */
+export async function noteEndpointAttempt(
+  tx: Tx,
+  endpoint: Pick<WebhookEndpointTable, 'workspace_id' | 'id'>,
+  ok: boolean,
+  at: number,
+): Promise<boolean> {
+  await noteAttempt(tx, endpoint.workspace_id, endpoint.id, ok, at);
+  if (ok) return false;
+  const disabled = await disableIfFailingSince(
     tx,
-    workspaceId,
-    id,
-    last.at - FAILING_DISABLE_MS,
+    endpoint.workspace_id,
+    endpoint.id,
+    at - FAILING_DISABLE_MS,
     'every delivery failed for 3 days',
-    last.at,
+    at,
   );
-}
-
-/** Attempts grouped by endpoint, each group in the order its attempts ended. */
-function byEndpoint(finished: readonly Finished[]): Finished[][] {
-  return [...groupBy(finished, (f) => f.claimed.endpoint.id).entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, group]) => group);
+  return disabled !== undefined;
 }
 
 /** Tells the workspace's key managers an endpoint was disabled; the disable has committed, so a failed email is only logged. */
 export async function tellDisabled(
-  deps: Pick<WebhookWorkerDeps, 'store' | 'clock' | 'mail' | 'log'>,
-  workspaceId: string,
-  id: string,
-  url: string,
+  deps: {
+    store: Writer;
+    clock: Clock;
+    mail: MailSettings;
+    log?: { warn(o: object, m: string): void; info(o: object, m: string): void };
+  },
+  endpoint: Pick<WebhookEndpointTable, 'workspace_id' | 'id' | 'url'>,
 ): Promise<void> {
+  const { id, url } = endpoint;
   deps.log?.info({ webhook: id }, 'webhook endpoint disabled: every delivery failed for 3 days');
   try {
-    await emailKeyManagers(deps.store, deps.clock, deps.mail, workspaceId, (to) => ({
+    await emailKeyManagers(deps.store, deps.clock, deps.mail, endpoint.workspace_id, (to) => ({
       to,
       subject: `Webhook endpoint ${url} was disabled`,
       text: [

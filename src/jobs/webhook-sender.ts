@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { hostOf, isIpAddress, refusedAddress } from '../lib/webhook-address.ts';
+import { MAX_PAYLOAD_BYTES } from '../resources/webhooks/webhook.model.ts';
 
 /**
  * One attempt to post a webhook (DECISIONS "Webhooks"): no redirects followed (Node's http
@@ -17,7 +18,6 @@ import { hostOf, isIpAddress, refusedAddress } from '../lib/webhook-address.ts';
  * one made with private addresses allowed never serves an attempt where they are not.
  */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
-export const MAX_BODY_BYTES = 256 * 1024;
 export const MAX_ANSWER_BYTES = 4 * 1024;
 
 export type AttemptResult = { ok: boolean; status: number | null; error: string | null };
@@ -78,7 +78,7 @@ function postOnce(
   options: SendOptions,
 ): Promise<{ result: AttemptResult; staleConnection?: boolean }> {
   const bytes = Buffer.byteLength(body);
-  if (bytes > MAX_BODY_BYTES) {
+  if (bytes > MAX_PAYLOAD_BYTES) {
     return Promise.resolve({ result: { ok: false, status: null, error: `payload of ${bytes} bytes is over 256 KiB` } });
   }
   const url = new URL(target);

@@ -4,17 +4,12 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Db } from '../db/schema.ts';
 import type { LimitEvents } from '../limits/limit-store.ts';
 import { countPausedKeys } from '../resources/keys/key.repo.ts';
-import { queueState } from '../resources/webhooks/webhook-delivery.repo.ts';
-import { waitingState } from '../resources/webhooks/webhook-fan-out.repo.ts';
+import { queueState } from '../resources/webhooks/webhook-outbox.repo.ts';
 
-/**
- * The webhook queue: deliveries pending and events waiting in change-log rows for theirs to be
- * made, and when the oldest of them was made.
- */
+/** The webhook queue: deliveries pending, and when the oldest of their events was made. */
 async function webhookBacklog(db: Db): Promise<{ depth: number; oldest: number | null }> {
-  const [queued, events] = await Promise.all([queueState(db), waitingState(db)]);
-  const times = [queued.oldest, events.oldest].filter((t) => t !== null);
-  return { depth: queued.pending + events.waiting, oldest: times.length > 0 ? Math.min(...times) : null };
+  const { pending, oldest } = await queueState(db);
+  return { depth: pending, oldest };
 }
 
 /** The limit machinery as the metrics see it (src/limits/limit-store.ts). */

@@ -15,7 +15,6 @@ import {
   rotateSecret,
   setEndpointStatus,
 } from '../../src/resources/webhooks/webhook.service.ts';
-import { WritePipeline } from '../../src/resources/writes/write.pipeline.ts';
 import { addStaffWithHash, cheapPasswordHash } from '../helpers/staff.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 
@@ -136,7 +135,7 @@ describe.each(ENGINES)('audit log on %s', { timeout: 60_000 }, (engine) => {
       access: 'read_write',
     });
     const actor = keyActor((await findKeyById(storage.db, key.id))!, 'req_test', clock.fn);
-    await new WritePipeline(storage, storage.engine).run(actor, createCustomer, { first_name: 'Ada' });
+    await storage.writes.run(actor, createCustomer, { first_name: 'Ada' });
     await undoKeyChanges(storage, key.id, {
       by: { kind: 'operator', id: 'ops' },
       clock: clock.fn,

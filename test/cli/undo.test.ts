@@ -5,7 +5,6 @@ import { keyActor, personActor } from '../../src/resources/actor.model.ts';
 import { findKeyById } from '../../src/resources/keys/key.repo.ts';
 import { createKey } from '../../src/resources/keys/key.service.ts';
 import { addStaff, createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
-import { WritePipeline } from '../../src/resources/writes/write.pipeline.ts';
 import { runCliProcess } from '../helpers/server-process.ts';
 import { freshStorage, type TestStorage } from '../helpers/storage.ts';
 import { writesAs } from '../helpers/writes.ts';
@@ -29,7 +28,7 @@ describe('venue-api undo', () => {
       name: 'S',
       role: 'staff',
     });
-    const writes = new WritePipeline(storage, storage.engine);
+    const writes = storage.writes;
     const key = writesAs(writes, keyActor((await findKeyById(storage.db, keyId))!, 'req_cli', systemClock));
     const staff = writesAs(
       writes,

@@ -5,7 +5,6 @@ import { createCustomer } from '../../src/resources/customers/customer.service.t
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
 import type { StoredAnswer } from '../../src/resources/writes/idempotency.model.ts';
 import { saveAnswer } from '../../src/resources/writes/idempotency.repo.ts';
-import { WritePipeline } from '../../src/resources/writes/write.pipeline.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 
 /**
@@ -26,7 +25,7 @@ describe.runIf(ENGINES.includes('postgres'))('an answer stored after the claim r
 
   it('rolls the write back and replays the answer the other process stored', async () => {
     const actor = personActor('operator', 'tester', { workspaceId, livemode: true }, systemClock);
-    const pipeline = new WritePipeline(storage, storage.engine);
+    const pipeline = storage.writes;
     const claim = { keyId: 'key_snapshot', key: 'k-1', workspaceId, fingerprint: 'f', requestId: 'req_mine' };
     const theirs: StoredAnswer = { status: 201, contentType: 'application/json', headers: {}, body: '{"theirs":true}' };
     let runs = 0;

@@ -3,7 +3,7 @@ import { ApiError } from '../../src/errors.ts';
 import { keyActor, type Actor } from '../../src/resources/actor.model.ts';
 import { changeMembership, type MembershipInput } from '../../src/resources/customers/membership.service.ts';
 import { findKeyById } from '../../src/resources/keys/key.repo.ts';
-import type { Tx } from '../../src/resources/writes/write.pipeline.ts';
+import type { Tx } from '../../src/db/schema.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 import { countRows, createCustomer, makeList, makeTag } from '../helpers/writes.ts';

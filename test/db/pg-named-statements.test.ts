@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStorage, type Storage } from '../../src/db/index.ts';
+import { openAppStorage } from '../../src/storage.ts';
 import { createKey } from '../../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
 import { makeTestApp } from '../helpers/app.ts';
@@ -31,7 +32,7 @@ describe.runIf(ENGINES.includes('postgres'))('named statements (postgres)', () =
     ).rows;
 
   it('prepares the customer read once on its connection and runs it again by name', async () => {
-    const storage = await openStorage(fresh.url, { postgres: { poolSize: 1 } });
+    const storage = await openAppStorage(fresh.url, { postgres: { poolSize: 1 } });
     const config = loadConfig({ BASE_URL: 'http://api.test', DATABASE_URL: fresh.url });
     const { app } = await buildApp(config, { storage, logger: false });
     try {
@@ -103,7 +104,7 @@ describe.runIf(ENGINES.includes('postgres'))('named statements (postgres)', () =
   });
 
   it('prepares again a statement whose table changed shape under it', async () => {
-    const storage = await openStorage(fresh.url, { postgres: { poolSize: 1 } });
+    const storage = await openAppStorage(fresh.url, { postgres: { poolSize: 1 } });
     try {
       await sql`create table shape_change (id int primary key, a text)`.execute(storage.db);
       await sql`insert into shape_change values (1, 'x')`.execute(storage.db);

@@ -2,8 +2,6 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage } from '../../src/db/index.ts';
-import { fanOutEvents } from '../../src/resources/webhooks/webhook-fan-out.repo.ts';
-import { createEndpoint, deleteEndpoint } from '../../src/resources/webhooks/webhook.service.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 
@@ -78,84 +76,6 @@ describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (post
       expect(updated.statusCode).toBe(200);
       expect(trips.sent).toHaveLength(5);
       expect(trips.sent[3]).toMatch(/^with "change" as \(insert into "change_log".*from "webhook_endpoints"/s);
-    } finally {
-      trips.restore();
-      await t.close();
-    }
-  });
-
-  it("with webhook endpoints, a write's event rides in its change-log row: still four round trips", async () => {
-    const t = await makeTestApp('postgres');
-    const open = { allowHttp: true, allowPrivate: true };
-    // Six live endpoints, and one of the other mode, which takes nothing here.
-    const endpoints: string[] = [];
-    for (let i = 0; i < 6; i++) {
-      const { endpoint } = await createEndpoint(t.storage, t.clock.fn, open, {
-        workspaceId: t.workspaceId,
-        url: `http://127.0.0.1:9/hook-${i}`,
-        mode: 'live',
-        contactsMasked: false,
-        createdBy: 'test',
-      });
-      endpoints.push(endpoint.id);
-    }
-    await createEndpoint(t.storage, t.clock.fn, open, {
-      workspaceId: t.workspaceId,
-      url: 'http://127.0.0.1:9/test-mode',
-      mode: 'test',
-      contactsMasked: false,
-      createdBy: 'test',
-    });
-    // What the delivery worker makes of the events waiting in change-log rows.
-    const deliveriesOf = async (type: string) => {
-      await t.storage.write((tx) => fanOutEvents(tx, t.storage.engine, 100));
-      return t.storage.db
-        .selectFrom('webhook_deliveries as d')
-        .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
-        .select(['d.endpoint_id', 'e.payload'])
-        .where('e.type', '=', type)
-        .execute();
-    };
-    const create = (n: number) => createAda(t, `hooks-${n}`, `ada-${n}@example.com`);
-    // The key's first request reads it into the process's cache; later ones do not.
-    await t.call(t.keys.live, { method: 'GET', url: '/customers?limit=1' });
-    const trips = countingRoundTrips();
-    try {
-      // The scope's first write in this process learns of its endpoints from its last
-      // statement: its event goes into its row after it.
-      expect((await create(1)).statusCode).toBe(201);
-      expect(trips.sent).toHaveLength(5);
-      expect(trips.sent[3]).toMatch(/^update "change_log" set "event"/);
-      trips.sent.length = 0;
-      const created = await create(2);
-      expect(created.statusCode).toBe(201);
-      expect(trips.sent).toHaveLength(4);
-      expect(trips.sent[2]).toMatch(
-        /^with "change" as \(insert into "change_log" \(.*"event"\).*from "webhook_endpoints"/s,
-      );
-
-      // Each create's event once, to each live endpoint once, its record what GET shows.
-      const rows = await deliveriesOf('customer.created');
-      expect(rows).toHaveLength(12);
-      for (const id of endpoints) expect(rows.filter((r) => r.endpoint_id === id)).toHaveLength(2);
-      const shown = await t.call(t.keys.live, { method: 'GET', url: `/customers/${created.json().id}` });
-      const payloads = rows.map((r) => JSON.parse(r.payload) as { data: { object: { id: string } } });
-      expect(payloads.find((p) => p.data.object.id === created.json().id)?.data.object).toEqual(shown.json());
-
-      // Down to one endpoint: four round trips for the create, five for an update.
-      for (const id of endpoints.slice(1)) await deleteEndpoint(t.storage, t.workspaceId, id);
-      await create(3);
-      trips.sent.length = 0;
-      expect((await create(4)).statusCode).toBe(201);
-      expect(trips.sent).toHaveLength(4);
-      trips.sent.length = 0;
-      const updated = await nameCountess(t, created.json().id);
-      expect(updated.statusCode).toBe(200);
-      expect(trips.sent).toHaveLength(5);
-      const [update] = await deliveriesOf('customer.updated');
-      const event = JSON.parse(update!.payload) as { data: { object: unknown; previous_attributes: unknown } };
-      expect(event.data.object).toEqual(updated.json());
-      expect(event.data.previous_attributes).toEqual({ nickname: null });
     } finally {
       trips.restore();
       await t.close();

@@ -9,7 +9,6 @@ import { keyActor } from '../../src/resources/actor.model.ts';
 import { findKeyById } from '../../src/resources/keys/key.repo.ts';
 import { createKey } from '../../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
-import { WritePipeline } from '../../src/resources/writes/write.pipeline.ts';
 import * as r from '../import/records.ts';
 import { runCliProcess, startServer } from '../helpers/server-process.ts';
 import { freshStorage, type TestStorage } from '../helpers/storage.ts';
@@ -55,10 +54,7 @@ describe('the CLI and the server on a full disk (SQLite)', { timeout: 180_000 },
     keyId = made.key.id;
     secret = made.secret;
     // A change by the key, so `undo` has something to write.
-    const writes = writesAs(
-      new WritePipeline(storage, storage.engine),
-      keyActor((await findKeyById(storage.db, keyId))!, 'req_full', systemClock),
-    );
+    const writes = writesAs(storage.writes, keyActor((await findKeyById(storage.db, keyId))!, 'req_full', systemClock));
     await writes.create({ first_name: 'Before' });
     // Fresh planner statistics: a process's open-time `pragma optimize` then has nothing to
     // write, so each command gets as far as its own COMMIT, where a full disk bites.

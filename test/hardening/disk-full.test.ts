@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { migrate, openStorage } from '../../src/db/index.ts';
+import { migrate } from '../../src/db/index.ts';
+import { openAppStorage } from '../../src/storage.ts';
 import { prepareDemo } from '../../src/demo.ts';
 import { systemClock } from '../../src/lib/time.ts';
 import { createKey } from '../../src/resources/keys/key.service.ts';
@@ -102,7 +103,7 @@ describe('starting on a full SQLite database', { timeout: 120_000 }, () => {
 
     // The start of src/server.ts, on a connection that can write nothing at all: no page
     // may be added (a full disk) and, stricter, no statement may write (query_only).
-    const storage = await openStorage(made.url);
+    const storage = await openAppStorage(made.url);
     try {
       await capPages(storage.db, 0);
       await sql`pragma query_only = on`.execute(storage.db);

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, postgresBounds } from '../../src/config.ts';
 import { openStorage, pingDatabase, type Storage } from '../../src/db/index.ts';
+import { openAppStorage } from '../../src/storage.ts';
 import { unavailableReason } from '../../src/db/unavailable.ts';
 import { freePort } from '../limits/private-redis.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
@@ -41,7 +42,7 @@ async function boundedApp(
   url: string,
 ): Promise<{ app: FastifyInstance; storage: Storage; send: Send; close(): Promise<void> }> {
   const secret = await loadTenant(direct);
-  const storage = await openStorage(url, { postgres: postgresBounds(config, 'requests') });
+  const storage = await openAppStorage(url, { postgres: postgresBounds(config, 'requests') });
   const { app } = await buildApp(config, { storage, logger: false });
   await app.ready();
   return {

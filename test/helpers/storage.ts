@@ -3,14 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { migrate, openStorage, type Storage } from '../../src/db/index.ts';
+import { migrate, openStorage } from '../../src/db/index.ts';
+import { type AppStorage, withWrites } from '../../src/storage.ts';
 
 /** The engines every storage and HTTP suite runs on (CONVENTIONS 11). */
 export const ENGINES = (process.env.TEST_ENGINES ?? 'sqlite,postgres').split(',') as ('sqlite' | 'postgres')[];
 
 export const PG_SERVER = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 
-export interface TestStorage extends Storage {
+export interface TestStorage extends AppStorage {
   url: string;
   /** Closes the storage and removes its database. */
   drop(): Promise<void>;
@@ -31,7 +32,7 @@ export async function freshStorage(engine: 'sqlite' | 'postgres'): Promise<TestS
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'venue-test-'));
     const url = join(dir, 'venue.sqlite');
-    const storage = await openStorage(url);
+    const storage = withWrites(await openStorage(url));
     await migrate(storage);
     return {
       ...storage,
@@ -45,7 +46,7 @@ export async function freshStorage(engine: 'sqlite' | 'postgres'): Promise<TestS
   const name = `venue_test_${randomBytes(6).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE ${name}`));
   const url = `${PG_SERVER}/${name}`;
-  const storage = await openStorage(url);
+  const storage = withWrites(await openStorage(url));
   await migrate(storage);
   return {
     ...storage,

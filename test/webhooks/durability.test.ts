@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStorage, type Storage } from '../../src/db/index.ts';
-import { WebhookDeliveryWorker } from '../../src/jobs/webhook-delivery.ts';
+import type { Storage } from '../../src/db/index.ts';
+import { type AppStorage, openAppStorage } from '../../src/storage.ts';
+import { WebhookWorker } from '../../src/jobs/webhook-worker.ts';
 import type { Clock } from '../../src/lib/time.ts';
 import { personActor } from '../../src/resources/actor.model.ts';
 import { createCustomer } from '../../src/resources/customers/customer.service.ts';
 import { createEndpoint } from '../../src/resources/webhooks/webhook.service.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
-import { WritePipeline } from '../../src/resources/writes/write.pipeline.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
 function workerOn(storage: Storage, clock: Clock) {
-  return new WebhookDeliveryWorker({
+  return new WebhookWorker({
     store: storage,
     engine: storage.engine,
     clock,
@@ -44,19 +44,19 @@ describe.each(ENGINES)('webhook deliveries survive restarts on %s', (engine) => 
     await storage?.drop();
   });
 
-  const create = (store: Storage, n: number) => {
+  const create = (store: AppStorage, n: number) => {
     const actor = personActor('operator', 'tester', { workspaceId, livemode: true }, now);
-    const writes = new WritePipeline(store, store.engine);
+    const writes = store.writes;
     return Promise.all(
       Array.from({ length: n }, (_, i) => writes.run(actor, createCustomer, { first_name: `Customer ${i}` })),
     );
   };
 
   it('a delivery committed by a process that closed without delivering is delivered by the next one', async () => {
-    const first = await openStorage(storage.url);
+    const first = await openAppStorage(storage.url);
     await create(first, 1);
     await first.close();
-    const second = await openStorage(storage.url);
+    const second = await openAppStorage(storage.url);
     try {
       await workerOn(second, now).drain();
     } finally {
@@ -69,8 +69,8 @@ describe.each(ENGINES)('webhook deliveries survive restarts on %s', (engine) => 
 
   it.runIf(engine === 'postgres')('two processes deliver each event exactly once', async () => {
     await create(storage, 40);
-    const a = await openStorage(storage.url);
-    const b = await openStorage(storage.url);
+    const a = await openAppStorage(storage.url);
+    const b = await openAppStorage(storage.url);
     try {
       await Promise.all([workerOn(a, now).drain(), workerOn(b, now).drain()]);
     } finally {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importRecords } from '../../src/import/import.service.ts';
 import { memorySource } from '../../src/import/reader.ts';
-import { WebhookDeliveryWorker } from '../../src/jobs/webhook-delivery.ts';
+import { WebhookWorker } from '../../src/jobs/webhook-worker.ts';
 import { createEndpoint } from '../../src/resources/webhooks/webhook.service.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
@@ -32,7 +32,7 @@ describe.each(ENGINES)('webhook events of an import on %s', (engine) => {
   const run = (lines: Record<string, unknown>[]) =>
     importRecords(t.storage, { workspaceId: t.workspaceId, source: memorySource(r.ndjson(lines)), clock: t.clock.fn });
   const drain = () =>
-    new WebhookDeliveryWorker({
+    new WebhookWorker({
       store: t.storage,
       engine: t.storage.engine,
       clock: t.clock.fn,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebhookDeliveryWorker } from '../../src/jobs/webhook-delivery.ts';
+import { WebhookWorker } from '../../src/jobs/webhook-worker.ts';
 import { addStaff } from '../../src/resources/workspaces/workspace.service.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
@@ -7,7 +7,7 @@ import { ConsoleClient, textOf } from '../console/client.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
 const workerFor = (t: TestApp) =>
-  new WebhookDeliveryWorker({
+  new WebhookWorker({
     store: t.storage,
     engine: t.storage.engine,
     clock: t.clock.fn,

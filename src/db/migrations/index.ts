@@ -16,6 +16,7 @@ import * as changeLogUndoIndex from './017-change-log-undo-index.ts';
 import * as changeLogUnusedIndexes from './018-change-log-unused-indexes.ts';
 import * as webhookEventsUnusedIndex from './019-webhook-events-unused-index.ts';
 import * as changeLogEvents from './020-change-log-events.ts';
+import * as plainOutbox from './021-plain-outbox.ts';
 
 /** Migrations are listed here (not read from disk) so they run the same under tsx and tests. */
 export const migrations: Record<string, Migration> = {
@@ -36,6 +37,7 @@ export const migrations: Record<string, Migration> = {
   '018-change-log-unused-indexes': changeLogUnusedIndexes,
   '019-webhook-events-unused-index': webhookEventsUnusedIndex,
   '020-change-log-events': changeLogEvents,
+  '021-plain-outbox': plainOutbox,
 };
 
 export const migrationProvider: MigrationProvider = {

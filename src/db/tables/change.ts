@@ -46,12 +46,6 @@ export interface ChangeLogTable {
   reverts_key_id: string | null;
   undone_at: number | null;
   undo_outcome: 'reverted' | 'partial' | 'skipped' | null;
-  /**
-   * The webhook event this change sends (its payload as an unmasked endpoint receives it),
-   * waiting for the delivery worker to make its deliveries, then null (020-change-log-events).
-   * Optional on insert: a row sending no event leaves it out.
-   */
-  event?: string | null;
 }
 
 /** An undo of a key's changes asked for in the console, and its progress (015-undo-jobs). */

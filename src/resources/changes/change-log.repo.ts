@@ -1,14 +1,11 @@
 import type { Transaction } from 'kysely';
 import type { Engine } from '../../db/dialects/types.ts';
 import { insertMany } from '../../db/insert-many.ts';
-import { preparedInsert } from '../../db/prepared.ts';
 import type { Database, Queryable, Tx } from '../../db/schema.ts';
 import type { ChangeLogTable } from '../../db/tables/change.ts';
 import { toChange, type Change } from './change.model.ts';
 
 /** The change log's writes and yearly purge, and the read of a customer's membership adds. */
-
-const INSERT_ONE = preparedInsert('change_log');
 
 /** Writes change rows inside the transaction that made the changes (as many a statement as the engine allows). */
 export async function insertChangeRows(
@@ -16,25 +13,7 @@ export async function insertChangeRows(
   engine: Pick<Engine, 'maxInsertRows'>,
   rows: ChangeLogTable[],
 ): Promise<void> {
-  // One row (a request's write) goes through a statement compiled once; batches as one INSERT each.
-  if (rows.length === 1) {
-    await INSERT_ONE(tx, rows[0]!);
-    return;
-  }
-  // A multi-row INSERT names every column in every row: those with no event say so.
-  const uniform = rows.some((r) => r.event != null) ? rows.map((r) => ({ ...r, event: r.event ?? null })) : rows;
-  await insertMany(tx, engine, 'change_log', uniform);
-}
-
-/** Writes the rows' events (or their absence) into rows already written: a write that changed its mind after its last statement. */
-export async function setChangeEvents(tx: Tx, rows: readonly ChangeLogTable[]): Promise<void> {
-  for (const row of rows)
-    await tx
-      .updateTable('change_log')
-      .set({ event: row.event ?? null })
-      .where('workspace_id', '=', row.workspace_id)
-      .where('id', '=', row.id)
-      .execute();
+  await insertMany(tx, engine, 'change_log', rows);
 }
 
 /** One batch of the changes older than `before` (DECISIONS: kept 365 days, then purged). */

@@ -1,7 +1,6 @@
 import type { Queryable } from '../../db/schema.ts';
 import type { CustomerTable } from '../../db/tables/customer.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
-import type { EngineWriter } from '../../db/write.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
 import { notFound } from '../../errors.ts';
 import { isIdOf } from '../../lib/ids.ts';
@@ -12,7 +11,8 @@ import { recordAudit } from '../audit/audit.service.ts';
 import { bumpCustomer, emailOwner, findCustomerRow, lockCustomer } from '../customers/customer-write.repo.ts';
 import { membershipsOf, setMembership, type ListLinkState, type TagLinkState } from '../customers/membership.repo.ts';
 import { findKeyById } from '../keys/key.repo.ts';
-import { WritePipeline, type Tx, type Written } from '../writes/write.pipeline.ts';
+import type { Tx } from '../../db/schema.ts';
+import type { PipelineWriter, Written } from '../writes/write.pipeline.ts';
 import type { ChangeInput } from './change.model.ts';
 import { changesAfter, customersChangedBy, keysOfChanges, markUndone, pendingChanges } from './undo.repo.ts';
 import { planCustomerUndo, type Skip, type UndoPlan } from './undo-plan.model.ts';
@@ -134,14 +134,18 @@ export async function undoCustomer(tx: Tx, actor: Actor, target: UndoTarget): Pr
   return { value: plan, changes };
 }
 
-export async function undoKeyChanges(storage: EngineWriter, keyId: string, options: UndoOptions): Promise<UndoReport> {
+export async function undoKeyChanges(
+  storage: PipelineWriter,
+  keyId: string,
+  options: UndoOptions,
+): Promise<UndoReport> {
   const { reverted, skipped } = await undoKeyChangesInDetail(storage, keyId, options);
   return { reverted, skipped };
 }
 
 /** The same undo, also listing each change reverted (the report's `reverts`). */
 async function undoKeyChangesInDetail(
-  storage: EngineWriter,
+  storage: PipelineWriter,
   keyId: string,
   options: UndoOptions,
 ): Promise<DetailedUndoReport> {
@@ -182,14 +186,14 @@ async function undoKeyChangesInDetail(
 }
 
 async function undoEach(
-  storage: EngineWriter,
+  storage: PipelineWriter,
   keyId: string,
   actor: Actor,
   options: UndoOptions,
   report: DetailedUndoReport,
 ): Promise<DetailedUndoReport> {
   const { db } = storage;
-  const writes = new WritePipeline(storage, storage.engine);
+  const { writes } = storage;
   for (const customerId of await customersChangedBy(db, keyId)) {
     const target = { keyId, customerId };
     const plan = options.dryRun

@@ -2,7 +2,8 @@ import { notFound } from '../../errors.ts';
 import { isIdOf } from '../../lib/ids.ts';
 import { actorKeyId, type Actor } from '../actor.model.ts';
 import type { ChangeAction } from '../changes/change.model.ts';
-import type { Tx, Written } from '../writes/write.pipeline.ts';
+import type { Tx } from '../../db/schema.ts';
+import type { Written } from '../writes/write.pipeline.ts';
 import { bumpCustomer, lockCustomer } from './customer-write.repo.ts';
 import { presentCustomer, requireVersion, type CustomerResult, type IfMatch } from './customer.service.ts';
 import {

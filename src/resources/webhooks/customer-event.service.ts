@@ -1,10 +1,8 @@
-import type { ChangeLogTable } from '../../db/tables/change.ts';
+import type { Tx } from '../../db/schema.ts';
 import { groupBy } from '../../lib/group-by.ts';
-import { newId } from '../../lib/ids.ts';
 import type { Scope } from '../actor.model.ts';
 import type { ChangeInput } from '../changes/change.model.ts';
 import { readCustomerJson } from '../customers/customer-json.repo.ts';
-import type { Tx } from '../writes/write.pipeline.ts';
 import {
   CUSTOMER_EVENT_TYPES,
   customerEventType,
@@ -13,41 +11,33 @@ import {
   removedMemberships,
 } from './customer-event.model.ts';
 import { vocabularyNames } from './vocabulary.repo.ts';
-import type { EndpointTaker } from './webhook-endpoint.repo.ts';
-import { eventPayload, type NewEvent } from './webhook-event.service.ts';
-import { eventsWritten } from './webhook-fan-out.repo.ts';
+import { enabledEndpoints } from './webhook-endpoint.repo.ts';
+import { recordEvents, type NewEvent } from './webhook-event.service.ts';
 import { takesAny } from './webhook.model.ts';
 
-/** Whether any of these enabled endpoints takes customer events: only then does a write make them. */
-export function takesCustomerEvents(endpoints: readonly EndpointTaker[]): boolean {
-  return endpoints.some((e) => takesAny(e, CUSTOMER_EVENT_TYPES));
-}
-
 /**
- * The webhook events of a write's customer changes (every writer: the API's writes and undo
- * through the write pipeline, the import), one a customer, each put in the `event` column of
- * that customer's last change-log row, so the event is committed with its change or not at
- * all (the transactional outbox; the delivery worker makes its deliveries,
- * webhook-fan-out.repo.ts). `rows[i]` is the row of `changes[i]`. `data.object` is what GET
- * shows after the change: the write's own answer where it has one (`records`), else read with
- * the API's read path inside the transaction. Answers whether it put any event in.
+ * The webhook events of a write's customer changes, one a customer, written with their
+ * deliveries in the write's transaction (every writer: the write pipeline's hook, the
+ * import). `data.object` is what GET shows after the change: the write's own answer where it
+ * has one (`records`), else read with the API's read path inside the transaction. A scope
+ * whose enabled endpoints take no customer event pays the one look-up. Answers whether it
+ * wrote any delivery.
  */
-export async function putCustomerEvents(
+export async function writeCustomerEvents(
   tx: Tx,
   scope: Scope,
   changes: readonly ChangeInput[],
-  rows: ChangeLogTable[],
   records?: ReadonlyMap<string, string>,
 ): Promise<boolean> {
-  let put = false;
+  if (changes.length === 0) return false;
+  const endpoints = (await enabledEndpoints(tx, scope)).filter((e) => takesAny(e, CUSTOMER_EVENT_TYPES));
+  if (endpoints.length === 0) return false;
+  const events: NewEvent[] = [];
   for (const [id, own] of groupBy(changes, (c) => c.customerId)) {
     const event = await customerEvent(tx, scope, id, own, records?.get(id));
-    if (event === undefined) continue;
-    rows[changes.lastIndexOf(own.at(-1)!)]!.event = eventPayload(newId('webhook_event'), scope.livemode, event);
-    put = true;
+    if (event !== undefined) events.push(event);
   }
-  if (put) eventsWritten();
-  return put;
+  return (await recordEvents(tx, scope, events, endpoints)) > 0;
 }
 
 /** A customer's event from its changes; undefined when the customer is no longer there to show. */

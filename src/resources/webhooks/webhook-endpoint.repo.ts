@@ -1,6 +1,5 @@
-import { sql, type Insertable, type QueryCreator, type Updateable } from 'kysely';
-import { PreparedQuery } from '../../db/prepared.ts';
-import type { Database, Queryable, Tx } from '../../db/schema.ts';
+import type { Insertable, Updateable } from 'kysely';
+import type { Queryable, Tx } from '../../db/schema.ts';
 import type { WebhookEndpointTable } from '../../db/tables/webhook.ts';
 import type { Scope } from '../actor.model.ts';
 
@@ -43,29 +42,16 @@ export async function findEndpoint(
 /** An enabled endpoint as a write sees it: which events it takes (the worker reads the rest when it sends). */
 export type EndpointTaker = Pick<WebhookEndpointTable, 'id' | 'events'>;
 
-/** The enabled endpoints of a workspace's mode: where its events go. */
+/** The enabled endpoints of a workspace's mode: where its events go (one indexed look-up, 011's webhook_endpoints_scope). */
 export async function enabledEndpoints(db: Queryable, scope: Scope): Promise<EndpointTaker[]> {
-  return ENABLED.execute(db, { workspaceId: scope.workspaceId, mode: scope.livemode ? 'live' : 'test' });
-}
-
-/**
- * The query of the enabled endpoints of a workspace's mode, for the statements that select
- * them: the look-up below, and a write's last statement (write-tail.repo.ts).
- */
-export function selectEnabledEndpoints(db: QueryCreator<Database>, workspaceId: string, mode: 'live' | 'test') {
   return db
     .selectFrom('webhook_endpoints')
     .select(['id', 'events'])
-    .where('workspace_id', '=', workspaceId)
-    .where('mode', '=', mode)
-    .where('status', '=', sql.lit('enabled'));
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('mode', '=', scope.livemode ? 'live' : 'test')
+    .where('status', '=', 'enabled')
+    .execute();
 }
-
-// Every write of a customer asks it (where the engine cannot fold it into the write's last
-// statement, write-tail.repo.ts): compiled once (db/prepared.ts).
-const ENABLED = new PreparedQuery<{ workspaceId: string; mode: 'live' | 'test' }, EndpointTaker>((db, param) =>
-  selectEnabledEndpoints(db, param('workspaceId'), param('mode')),
-);
 
 export async function updateEndpoint(
   tx: Queryable,
@@ -83,8 +69,6 @@ export async function updateEndpoint(
 
 /** Removes the endpoint with its deliveries (events stay for other endpoints; orphans go with retention). */
 export async function deleteEndpoint(tx: Tx, workspaceId: string, id: string): Promise<void> {
-  // The endpoint first: on PostgreSQL the deliveries' DELETE then also sees those another
-  // process's worker made for it (webhook-fan-out.repo.ts) and committed meanwhile.
   await tx.deleteFrom('webhook_endpoints').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
   await tx
     .deleteFrom('webhook_deliveries')

@@ -1,22 +1,16 @@
+import type { Tx } from '../../db/schema.ts';
 import type { WebhookDeliveryTable, WebhookEventTable } from '../../db/tables/webhook.ts';
 import { newId } from '../../lib/ids.ts';
 import { toInstant } from '../../lib/time.ts';
 import type { Scope } from '../actor.model.ts';
-import type { Tx } from '../writes/write.pipeline.ts';
-import type { Engine } from '../../db/dialects/types.ts';
-import { insertOutbox } from './webhook-outbox.repo.ts';
 import { enabledEndpoints, type EndpointTaker } from './webhook-endpoint.repo.ts';
-import { takesAny } from './webhook.model.ts';
+import { insertEvent } from './webhook-outbox.repo.ts';
+import { MAX_PAYLOAD_BYTES, takesAny } from './webhook.model.ts';
 
 /**
- * The transactional outbox (DECISIONS "Webhooks"): an event is written in the transaction of
- * the change it describes, so a committed change always has its event and a rolled-back one
- * has none. A customer's event rides in its change-log row until the delivery worker makes
- * its deliveries (customer-event.service.ts, webhook-fan-out.repo.ts); the events no change
- * row describes (a test event, an imported venue) are written here with one delivery per
- * matching enabled endpoint. An event no endpoint takes is not written at all, or, riding in
- * a change row, is dropped when its deliveries are made: there is no one to send it to, now
- * or later (an endpoint made afterwards receives what happens afterwards).
+ * The transactional outbox (DECISIONS "Webhooks"): an event and its deliveries are written in
+ * the transaction of the change they describe, so a committed change has them and a
+ * rolled-back one has none. An event no enabled endpoint takes is not written.
  */
 export type NewEvent = {
   type: string;
@@ -45,71 +39,70 @@ export function eventPayload(id: string, livemode: boolean, event: NewEvent): st
   return `${JSON.stringify(envelope).slice(0, -1)},"data":{"object":${object}${previous}}}`;
 }
 
-/** The outbox row of an event. */
-export function eventRow(scope: Scope, event: NewEvent): WebhookEventTable {
-  const id = newId('webhook_event');
-  return {
-    id,
-    workspace_id: scope.workspaceId,
-    livemode: scope.livemode ? 1 : 0,
-    type: event.type,
-    payload: eventPayload(id, scope.livemode, event),
-    created_at: event.at,
-  };
+const written = new Set<() => void>();
+
+/** Calls `listener` whenever this process has committed deliveries due now: its worker looks at once. */
+export function onOutboxWritten(listener: () => void): () => void {
+  written.add(listener);
+  return () => written.delete(listener);
 }
 
-/** An event's delivery to one endpoint, due at once. */
-export function deliveryRow(
-  event: WebhookEventTable,
-  endpointId: string,
-  id = newId('webhook_delivery'),
-): WebhookDeliveryTable {
+/** Deliveries due now were committed (after the write that made them is durable). */
+export function outboxWritten(): void {
+  for (const listener of written) listener();
+}
+
+/**
+ * An event's delivery to one endpoint, due at once; an event too large to send is failed
+ * here, once, rather than at every attempt.
+ */
+function deliveryRow(event: WebhookEventTable, endpointId: string): WebhookDeliveryTable {
+  const bytes = Buffer.byteLength(event.payload);
+  const tooLarge = bytes > MAX_PAYLOAD_BYTES;
   return {
-    id,
+    id: newId('webhook_delivery'),
     workspace_id: event.workspace_id,
     endpoint_id: endpointId,
     event_id: event.id,
-    status: 'pending',
+    status: tooLarge ? 'failed' : 'pending',
     attempts: 0,
     last_status: null,
-    last_error: null,
-    next_attempt_at: event.created_at,
+    last_error: tooLarge ? `payload of ${bytes} bytes is over ${MAX_PAYLOAD_BYTES / 1024} KiB` : null,
+    next_attempt_at: tooLarge ? null : event.created_at,
     claimed_until: null,
     created_at: event.created_at,
     updated_at: event.created_at,
   };
 }
 
-/** Writes the events the endpoints take, with their deliveries, due at once. */
-export async function writeEvents(
+/**
+ * Writes each event with a delivery to every endpoint that takes its type (`endpoints`:
+ * the scope's enabled ones, when the caller has read them). Answers how many deliveries.
+ */
+export async function recordEvents(
   tx: Tx,
-  engine: Engine,
   scope: Scope,
-  endpoints: readonly EndpointTaker[],
   events: readonly NewEvent[],
-): Promise<void> {
+  endpoints?: readonly EndpointTaker[],
+): Promise<number> {
+  if (events.length === 0) return 0;
+  const takers = endpoints ?? (await enabledEndpoints(tx, scope));
+  let deliveries = 0;
   for (const event of events) {
-    const takers = endpoints.filter((e) => takesAny(e, [event.type]));
-    if (takers.length === 0) continue;
-    const row = eventRow(scope, event);
-    await insertOutbox(
-      tx,
-      engine,
-      row,
-      takers.map((endpoint) => deliveryRow(row, endpoint.id)),
-    );
+    const to = takers.filter((e) => takesAny(e, [event.type]));
+    if (to.length === 0) continue;
+    const id = newId('webhook_event');
+    const row: WebhookEventTable = {
+      id,
+      workspace_id: scope.workspaceId,
+      livemode: scope.livemode ? 1 : 0,
+      type: event.type,
+      payload: eventPayload(id, scope.livemode, event),
+      created_at: event.at,
+    };
+    const rows = to.map((endpoint) => deliveryRow(row, endpoint.id));
+    await insertEvent(tx, row, rows);
+    deliveries += rows.length;
   }
-}
-
-/** The enabled endpoints of the scope taking any of these types; empty: nothing to record. */
-export async function endpointsFor(tx: Tx, scope: Scope, types: readonly string[]): Promise<EndpointTaker[]> {
-  const endpoints = await enabledEndpoints(tx, scope);
-  return endpoints.filter((e) => takesAny(e, types));
-}
-
-/** One call for a writer that has its events at hand (the import's read-only records). */
-export async function recordEvents(tx: Tx, engine: Engine, scope: Scope, events: readonly NewEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  const endpoints = await endpointsFor(tx, scope, [...new Set(events.map((e) => e.type))]);
-  if (endpoints.length > 0) await writeEvents(tx, engine, scope, endpoints, events);
+  return deliveries;
 }

@@ -1,57 +1,209 @@
+import { sql } from 'kysely';
 import type { Engine } from '../../db/dialects/types.ts';
-import { PreparedQuery, preparedInsert } from '../../db/prepared.ts';
-import type { Tx } from '../../db/schema.ts';
-import type { WebhookDeliveryTable, WebhookEventTable } from '../../db/tables/webhook.ts';
-import { deliveriesWritten } from './webhook-delivery.repo.ts';
+import type { Queryable, Tx } from '../../db/schema.ts';
+import type { WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../../db/tables/webhook.ts';
 
-/** The event outbox and its deliveries (011-webhooks). */
+/** The outbox (011-webhooks): events, one delivery per event and endpoint, claimed under a lease by the worker. */
 
-// Written by every write a webhook endpoint listens to: compiled once (db/prepared.ts).
-const INSERT_EVENT = preparedInsert('webhook_events');
-const INSERT_DELIVERY = preparedInsert('webhook_deliveries');
-
-type Prefixed = Record<`event_${string}` | `delivery_${string}`, unknown>;
-
-/** The event in the WITH of its one delivery's INSERT (Engine.insertsInWith). Shape: both rows' columns. */
-const EVENT_WITH_DELIVERY = new PreparedQuery<Prefixed, never>((db, param, shape) => {
-  const [event = '', delivery = ''] = shape.split('|');
-  const row = (prefix: 'event_' | 'delivery_', columns: string) =>
-    Object.fromEntries(columns.split(',').map((c) => [c, param(`${prefix}${c}`)])) as never;
-  return db
-    .with('event', (w) => w.insertInto('webhook_events').values(row('event_', event)))
-    .insertInto('webhook_deliveries')
-    .values(row('delivery_', delivery));
-});
-
-/**
- * An event and its deliveries, in the transaction of the change it describes (the
- * transactional outbox). The usual case, one endpoint, is one statement where the engine
- * can insert in a WITH; otherwise one statement a row.
- */
-export async function insertOutbox(
+export async function insertEvent(
   tx: Tx,
-  engine: Engine,
   event: WebhookEventTable,
   deliveries: readonly WebhookDeliveryTable[],
 ): Promise<void> {
-  const [only] = deliveries;
-  if (engine.insertsInWith && deliveries.length === 1 && only !== undefined) {
-    const e = Object.entries(event);
-    const d = Object.entries(only);
-    const params = Object.fromEntries([
-      ...e.map(([c, v]) => [`event_${c}`, v]),
-      ...d.map(([c, v]) => [`delivery_${c}`, v]),
-    ]) as Prefixed;
-    await EVENT_WITH_DELIVERY.execute(tx, params, `${e.map(([c]) => c).join(',')}|${d.map(([c]) => c).join(',')}`);
-    deliveriesWritten([only.endpoint_id]);
-  } else {
-    await INSERT_EVENT(tx, event);
-    await insertDeliveries(tx, deliveries);
-  }
+  await tx.insertInto('webhook_events').values(event).execute();
+  if (deliveries.length > 0)
+    await tx
+      .insertInto('webhook_deliveries')
+      .values([...deliveries])
+      .execute();
 }
 
-/** Deliveries of an event written with them. */
-async function insertDeliveries(tx: Tx, deliveries: readonly WebhookDeliveryTable[]): Promise<void> {
-  for (const delivery of deliveries) await INSERT_DELIVERY(tx, delivery);
-  if (deliveries.length > 0) deliveriesWritten(deliveries.map((d) => d.endpoint_id));
+/** A delivery the worker claimed, with what one attempt needs. */
+export interface ClaimedDelivery {
+  delivery: WebhookDeliveryTable;
+  event: WebhookEventTable;
+  endpoint: WebhookEndpointTable;
+}
+
+/** How many a claim may take, and what the claiming process holds already, by endpoint and by workspace. */
+export interface ClaimRoom {
+  total: number;
+  perEndpoint: number;
+  perWorkspace: number;
+  byEndpoint: ReadonlyMap<string, number>;
+  byWorkspace: ReadonlyMap<string, number>;
+}
+
+/**
+ * Due deliveries (pending, of an enabled endpoint, held by no live lease), oldest first,
+ * leased to `leaseUntil`: no more of one endpoint or one workspace than its share, so one
+ * workspace's dead receivers never hold every slot. Rows are picked with Engine.claimRows,
+ * so two processes never take the same one; those looked at and not taken stay due.
+ */
+export async function claimDue(
+  tx: Tx,
+  engine: Pick<Engine, 'claimRows'>,
+  now: number,
+  leaseUntil: number,
+  room: ClaimRoom,
+): Promise<ClaimedDelivery[]> {
+  const full = (held: ReadonlyMap<string, number>, cap: number) =>
+    [...held].filter(([, n]) => n >= cap).map(([id]) => id);
+  const fullEndpoints = full(room.byEndpoint, room.perEndpoint);
+  const fullWorkspaces = full(room.byWorkspace, room.perWorkspace);
+  let due = tx
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'endpoint_id', 'workspace_id'])
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+    .where('endpoint_id', 'in', (eb) =>
+      eb
+        .selectFrom('webhook_endpoints')
+        .select('webhook_endpoints.id')
+        .where('webhook_endpoints.status', '=', 'enabled'),
+    )
+    .orderBy('next_attempt_at')
+    .limit(room.total * 4);
+  if (fullEndpoints.length > 0) due = due.where('endpoint_id', 'not in', fullEndpoints);
+  if (fullWorkspaces.length > 0) due = due.where('workspace_id', 'not in', fullWorkspaces);
+  const byEndpoint = new Map(room.byEndpoint);
+  const byWorkspace = new Map(room.byWorkspace);
+  const ids: string[] = [];
+  for (const row of await engine.claimRows(due).execute()) {
+    const e = byEndpoint.get(row.endpoint_id) ?? 0;
+    const w = byWorkspace.get(row.workspace_id) ?? 0;
+    if (e >= room.perEndpoint || w >= room.perWorkspace) continue;
+    byEndpoint.set(row.endpoint_id, e + 1);
+    byWorkspace.set(row.workspace_id, w + 1);
+    ids.push(row.id);
+    if (ids.length === room.total) break;
+  }
+  if (ids.length === 0) return [];
+  await tx.updateTable('webhook_deliveries').set({ claimed_until: leaseUntil }).where('id', 'in', ids).execute();
+  const deliveries = await tx
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', 'in', ids)
+    .orderBy('next_attempt_at')
+    .execute();
+  const events = await tx
+    .selectFrom('webhook_events')
+    .selectAll()
+    .where('id', 'in', [...new Set(deliveries.map((d) => d.event_id))])
+    .execute();
+  const endpoints = await tx
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', 'in', [...new Set(deliveries.map((d) => d.endpoint_id))])
+    .execute();
+  const eventById = new Map(events.map((e) => [e.id, e]));
+  const endpointById = new Map(endpoints.map((w) => [w.id, w]));
+  return deliveries.map((delivery) => ({
+    delivery,
+    event: eventById.get(delivery.event_id)!,
+    endpoint: endpointById.get(delivery.endpoint_id)!,
+  }));
+}
+
+/** An attempt's outcome. */
+export interface AttemptOutcome {
+  status: 'pending' | 'delivered' | 'failed';
+  lastStatus: number | null;
+  lastError: string | null;
+  nextAttemptAt: number | null;
+}
+
+/** Records an attempt, only while the lease it was made under holds; answers whether it did. */
+export async function recordOutcome(
+  tx: Tx,
+  id: string,
+  leaseUntil: number,
+  outcome: AttemptOutcome,
+  now: number,
+): Promise<boolean> {
+  const result = await tx
+    .updateTable('webhook_deliveries')
+    .set({
+      status: outcome.status,
+      attempts: sql`attempts + 1`,
+      last_status: outcome.lastStatus,
+      last_error: outcome.lastError,
+      next_attempt_at: outcome.nextAttemptAt,
+      claimed_until: null,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .where('claimed_until', '=', leaseUntil)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export type DeliveryRow = WebhookDeliveryTable & { type: string };
+
+/** An endpoint's most recent deliveries, newest first, with their event's type. */
+export async function recentDeliveries(
+  db: Queryable,
+  workspaceId: string,
+  endpointId: string,
+  limit: number,
+): Promise<DeliveryRow[]> {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+    .selectAll('d')
+    .select('e.type')
+    .where('d.workspace_id', '=', workspaceId)
+    .where('d.endpoint_id', '=', endpointId)
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** How many deliveries an endpoint has, and how many of them still wait to be sent. */
+export async function deliveryCounts(
+  db: Queryable,
+  workspaceId: string,
+  endpointId: string,
+): Promise<{ total: number; pending: number }> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('total'),
+      eb.fn.sum<number | string | null>(eb.case().when('status', '=', 'pending').then(1).else(0).end()).as('pending'),
+    ])
+    .where('workspace_id', '=', workspaceId)
+    .where('endpoint_id', '=', endpointId)
+    .executeTakeFirstOrThrow();
+  return { total: Number(row.total), pending: Number(row.pending ?? 0) };
+}
+
+/** Makes a delivery due now again ("Resend"), whatever it came to; answers whether there was one. */
+export async function requeueDelivery(
+  tx: Tx,
+  workspaceId: string,
+  endpointId: string,
+  eventId: string,
+  now: number,
+): Promise<boolean> {
+  const result = await tx
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at: now, claimed_until: null, updated_at: now })
+    .where('workspace_id', '=', workspaceId)
+    .where('endpoint_id', '=', endpointId)
+    .where('event_id', '=', eventId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** For /metrics: deliveries waiting, and when the oldest of their events was made. */
+export async function queueState(db: Queryable): Promise<{ pending: number; oldest: number | null }> {
+  const row = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+    .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min<number | null>('e.created_at').as('oldest')])
+    .where('d.status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return { pending: Number(row.n), oldest: row.oldest === null ? null : Number(row.oldest) };
 }

@@ -35,6 +35,9 @@ export const MAX_ENDPOINTS = 16;
 /** A rotated secret keeps signing beside the new one this long. */
 export const ROTATED_SECRET_MS = 24 * 3_600_000;
 
+/** The largest payload sent; a larger event's deliveries fail when they are made. */
+export const MAX_PAYLOAD_BYTES = 256 * 1024;
+
 /** An endpoint whose every delivery failed this long is disabled. */
 export const FAILING_DISABLE_MS = 3 * 24 * 3_600_000;
 
@@ -98,19 +101,10 @@ export function subscribes(events: readonly string[], type: string): boolean {
   return type === 'webhook.test' || events.includes('*') || events.includes(type);
 }
 
-/** Event lists as stored, parsed: every write an endpoint listens to asks, and they are few and short. */
-const parsedLists = new Map<string, readonly string[]>();
-
 /** Whether the endpoint subscribes to any of these event types. */
 export function takesAny(endpoint: Pick<WebhookEndpointTable, 'events'>, types: readonly string[]): boolean {
-  let events = parsedLists.get(endpoint.events);
-  if (events === undefined) {
-    if (parsedLists.size >= 1_000) parsedLists.clear();
-    events = JSON.parse(endpoint.events) as string[];
-    parsedLists.set(endpoint.events, events);
-  }
-  const list = events;
-  return types.some((t) => subscribes(list, t));
+  const events = JSON.parse(endpoint.events) as string[];
+  return types.some((t) => subscribes(events, t));
 }
 
 /** The endpoint's event list, checked: `*` alone, or known types without repeats. */

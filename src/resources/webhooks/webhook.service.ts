@@ -1,13 +1,12 @@
 import { lookup } from 'node:dns/promises';
 import type { Db, Tx } from '../../db/schema.ts';
-import type { EngineWriter, Writer } from '../../db/write.ts';
+import type { Writer } from '../../db/write.ts';
 import { conflict, invalid, notFound } from '../../errors.ts';
 import { isIdOf, newId } from '../../lib/ids.ts';
 import type { Clock } from '../../lib/time.ts';
 import { hostOf, isIpAddress, refusedAddress } from '../../lib/webhook-address.ts';
 import type { AuditAction, AuditActor } from '../audit/audit.model.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import { deliveryCounts, recentDeliveries, requeueDelivery } from './endpoint-deliveries.repo.ts';
 import {
   countEndpoints,
   deleteEndpoint as removeEndpoint,
@@ -16,7 +15,8 @@ import {
   listEndpoints,
   updateEndpoint,
 } from './webhook-endpoint.repo.ts';
-import { writeEvents } from './webhook-event.service.ts';
+import { outboxWritten, recordEvents } from './webhook-event.service.ts';
+import { deliveryCounts, recentDeliveries, requeueDelivery } from './webhook-outbox.repo.ts';
 import {
   MAX_ENDPOINTS,
   newSigningSecret,
@@ -255,11 +255,12 @@ export async function resendDelivery(
   const row = await existing(store.db, workspaceId, id);
   const found = await store.write((tx) => requeueDelivery(tx, row.workspace_id, id, eventId, clock()));
   if (!found) throw notFound(`No delivery of ${eventId.slice(0, 64)} to ${id}.`);
+  outboxWritten();
 }
 
 /** "Send test event": a `webhook.test` event to this endpoint alone. */
 export async function sendTestEvent(
-  store: EngineWriter,
+  store: Writer,
   clock: Clock,
   workspaceId: string | null,
   id: string,
@@ -267,13 +268,8 @@ export async function sendTestEvent(
   const row = await existing(store.db, workspaceId, id);
   if (row.status !== 'enabled') throw conflict('The endpoint is disabled; enable it to send it events.');
   const at = clock();
-  await store.write((tx) =>
-    writeEvents(
-      tx,
-      store.engine,
-      { workspaceId: row.workspace_id, livemode: row.mode === 'live' },
-      [row],
-      [{ type: 'webhook.test', at, object: { id: row.id, object: 'webhook_endpoint', url: row.url } }],
-    ),
-  );
+  const scope = { workspaceId: row.workspace_id, livemode: row.mode === 'live' };
+  const object = { id: row.id, object: 'webhook_endpoint', url: row.url };
+  await store.write((tx) => recordEvents(tx, scope, [{ type: 'webhook.test', at, object }], [row]));
+  outboxWritten();
 }

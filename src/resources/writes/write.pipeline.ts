@@ -1,29 +1,28 @@
-import type { Transaction } from 'kysely';
-import type { Engine } from '../../db/dialects/types.ts';
-import type { Database } from '../../db/schema.ts';
+import type { Tx } from '../../db/schema.ts';
 import type { IdempotencyKeyTable } from '../../db/tables/change.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
-import type { Writer } from '../../db/write.ts';
+import type { EngineWriter } from '../../db/write.ts';
 import { ApiError, TransientConflict } from '../../errors.ts';
-import type { Actor } from '../actor.model.ts';
-import { changeRow, type ChangeInput } from '../changes/change.model.ts';
-import { setChangeEvents } from '../changes/change-log.repo.ts';
-import { putCustomerEvents, takesCustomerEvents } from '../webhooks/customer-event.service.ts';
-import { CUSTOMER_EVENT_TYPES } from '../webhooks/customer-event.model.ts';
-import { endpointsFor } from '../webhooks/webhook-event.service.ts';
-import { EventsTaken } from './events-taken.model.ts';
+import type { Actor, Scope } from '../actor.model.ts';
+import { type ChangeAuthor, type ChangeInput, changeRow } from '../changes/change.model.ts';
+import { insertChangeRows } from '../changes/change-log.repo.ts';
 import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
 import { claimKey, dropStoredAnswer, isLive, saveAnswer } from './idempotency.repo.ts';
-import { tailReadsEndpoints, writeTail, type AnswerToStore } from './write-tail.repo.ts';
 
 /**
- * The one way a write happens (CONVENTIONS 5): one transaction holding the change, its
- * change-log rows, its webhook events and, for a POST, the claim on its Idempotency-Key and the answer stored
- * for it, so a crash leaves all or nothing; run again on fresh reads when a concurrent
- * write won a race on the same customer (StaleWrite). A service is a plain function of
- * (transaction, actor, input) and knows nothing of keys, replies or HTTP.
+ * The write pipeline (CONVENTIONS 5): one transaction holding a service's change, its
+ * change-log rows, what the change hook adds (its webhook events) and, for a POST, the claim
+ * on its Idempotency-Key and the answer stored for it; run again on fresh reads when a
+ * concurrent write won a race on the same customer (StaleWrite).
  */
-export type Tx = Transaction<Database>;
+
+/** What a committed change must also write, given where the storage is made (src/storage.ts). */
+export interface ChangeHook {
+  /** In the change's transaction; answers whether it wrote anything. */
+  write(tx: Tx, scope: Scope, changes: readonly ChangeInput[], records?: ReadonlyMap<string, string>): Promise<boolean>;
+  /** Once a transaction in which `write` wrote something is durable. */
+  committed(): void;
+}
 
 /** What a write service answers: its value, and the changes it made for the change log. */
 export interface Written<T> {
@@ -77,19 +76,60 @@ function replay(claim: IdempotencyClaim, row: IdempotencyKeyTable): Answered {
   return { replayed: true, answer, originalRequestId: row.request_id };
 }
 
+/** A writer that also has the write pipeline (src/storage.ts makes one). */
+export interface PipelineWriter extends EngineWriter {
+  readonly writes: WritePipeline;
+}
+
+/** A POST's answer, stored under its key with the write. */
+interface AnswerToStore {
+  claim: IdempotencyClaim;
+  answer: StoredAnswer;
+  now: number;
+}
+
 export class WritePipeline {
   /** Keys held by requests of this process; other processes are kept out by a transaction lock. */
   private readonly inFlight = new Set<string>();
-  private readonly eventsTaken = new EventsTaken();
 
   constructor(
-    private readonly store: Writer,
-    private readonly engine: Engine,
+    private readonly store: EngineWriter,
+    private readonly hook: ChangeHook,
   ) {}
 
   /** Runs a write in one transaction with its change-log rows, again on a lost race; durable when it returns. */
   async run<I, T>(actor: Actor, service: WriteService<I, T>, input: I): Promise<T> {
-    return this.retrying(() => this.store.write((tx) => this.apply(tx, actor, service, input)));
+    const { value, hooked } = await this.retrying(() =>
+      this.store.write(async (tx) => {
+        const { value, changes, records } = await service(tx, actor, input);
+        return { value, hooked: await this.finish(tx, actor, changes, records, null) };
+      }),
+    );
+    if (hooked) this.hook.committed();
+    return value;
+  }
+
+  /** For a writer with its own transactions (the import): call once one that logged changes is durable. */
+  committed(): void {
+    this.hook.committed();
+  }
+
+  /**
+   * Change-log rows and the hook's writes for changes a writer made in its own transaction
+   * (the import's batches, which call `committed` once it is durable).
+   */
+  async logChanges(
+    tx: Tx,
+    author: ChangeAuthor,
+    changes: readonly ChangeInput[],
+    records?: ReadonlyMap<string, string>,
+  ): Promise<boolean> {
+    await insertChangeRows(
+      tx,
+      this.store.engine,
+      changes.map((change) => changeRow(author, change)),
+    );
+    return this.hook.write(tx, author, changes, records);
   }
 
   /**
@@ -117,11 +157,13 @@ export class WritePipeline {
             if (stored) return { stored };
             const { value, changes, records } = await service(tx, actor, input);
             const answer = write.answer(value);
-            await this.finish(tx, actor, changes, records, { claim, answer, now: actor.clock() });
-            return { answer };
+            const hooked = await this.finish(tx, actor, changes, records, { claim, answer, now: actor.clock() });
+            return { answer, hooked };
           }),
         );
-        return outcome.stored ? replay(claim, outcome.stored) : { replayed: false, answer: outcome.answer };
+        if (outcome.stored) return replay(claim, outcome.stored);
+        if (outcome.hooked) this.hook.committed();
+        return { replayed: false, answer: outcome.answer };
       } catch (err) {
         if (!storable(err)) throw err;
         // The write rolled back; its refusal is stored on its own, under the same claim.
@@ -155,42 +197,17 @@ export class WritePipeline {
     return undefined;
   }
 
-  private async apply<I, T>(tx: Tx, actor: Actor, service: WriteService<I, T>, input: I): Promise<T> {
-    const { value, changes, records } = await service(tx, actor, input);
-    await this.finish(tx, actor, changes, records, null);
-    return value;
-  }
-
-  /**
-   * Every write's last step: its change-log rows, each customer's webhook event in its last
-   * row when an enabled endpoint of the scope takes customer events, and a POST's stored
-   * answer (write-tail.repo.ts). Where that is one statement that also reads the endpoints
-   * (PostgreSQL, a write of one change), the events are made before it when the scope's
-   * endpoints took them at its last write in this process, and an UPDATE puts them in or
-   * takes them out in the rare write that guess misses; otherwise the endpoints are read first.
-   */
+  /** Every write's last step: its change-log rows, the hook's writes, and a POST's stored answer. */
   private async finish(
     tx: Tx,
     actor: Actor,
     changes: ChangeInput[],
     records: ReadonlyMap<string, string> | undefined,
     stored: AnswerToStore | null,
-  ): Promise<void> {
-    const rows = changes.map((change) => changeRow(actor, change));
-    const oneStatement = tailReadsEndpoints(this.engine, rows);
-    const making = oneStatement
-      ? this.eventsTaken.likely(actor)
-      : rows.length > 0 && (await endpointsFor(tx, actor, CUSTOMER_EVENT_TYPES)).length > 0;
-    if (making) await putCustomerEvents(tx, actor, changes, rows, records);
-    const found = await writeTail(tx, this.engine, actor, rows, stored);
-    if (!found) return;
-    this.eventsTaken.note(actor, found);
-    // A guess missed: the events go in after all, or come out again.
-    if (takesCustomerEvents(found) === making) return;
-    const had = rows.some((row) => row.event != null);
-    if (making) for (const row of rows) row.event = null;
-    else await putCustomerEvents(tx, actor, changes, rows, records);
-    if (had || rows.some((row) => row.event != null)) await setChangeEvents(tx, rows);
+  ): Promise<boolean> {
+    const hooked = changes.length > 0 && (await this.logChanges(tx, actor, changes, records));
+    if (stored) await saveAnswer(tx, stored.claim, stored.answer, stored.now);
+    return hooked;
   }
 
   private async retrying<R>(attempt: () => Promise<R>): Promise<R> {

@@ -1,0 +1,215 @@
+import { Webhook } from 'standardwebhooks';
+import type { Engine } from '../db/dialects/types.ts';
+import type { Writer } from '../db/write.ts';
+import type { Clock } from '../lib/time.ts';
+import { onOutboxWritten } from '../resources/webhooks/webhook-event.service.ts';
+import {
+  type AttemptOutcome,
+  type ClaimedDelivery,
+  claimDue,
+  recordOutcome,
+} from '../resources/webhooks/webhook-outbox.repo.ts';
+import { payloadFor } from '../resources/webhooks/webhook-payload.model.ts';
+import { noteEndpointAttempt, tellDisabled } from './webhook-endpoint-health.ts';
+import type { MailSettings } from './pause-email.ts';
+import { ATTEMPT_TIMEOUT_MS, type AttemptResult, postWebhook } from './webhook-sender.ts';
+
+/**
+ * The webhook worker (DECISIONS "Webhooks"), one in every process: it polls the outbox for due
+ * deliveries, claims them under a lease, sends each, and records each outcome in its own
+ * transaction, only while its lease holds. A process that dies leaves its leases to run out.
+ */
+
+export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed';
+
+export interface WebhookWorkerDeps {
+  store: Writer;
+  engine: Pick<Engine, 'claimRows'>;
+  clock: Clock;
+  mail: MailSettings;
+  /** WEBHOOK_ALLOW_PRIVATE */
+  allowPrivate: boolean;
+  /** WEBHOOK_RETRY_SCHEDULE, in seconds. */
+  retrySchedule: readonly number[];
+  log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
+  /** Each attempt's outcome once recorded, for /metrics. */
+  onOutcome?: (outcome: DeliveryOutcome) => void;
+  /** The attempt itself (tests replace it). */
+  send?: typeof postWebhook;
+  pollMs?: number;
+  /** Attempts in flight in this process, in all, to one endpoint, and for one workspace. */
+  slots?: number;
+  perEndpoint?: number;
+  perWorkspace?: number;
+}
+
+/** A lease outlives the longest attempt, with room to record its outcome. */
+const LEASE_MS = ATTEMPT_TIMEOUT_MS + 20_000;
+
+export class WebhookWorker {
+  private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private running = false;
+  private looking: Promise<void> | null = null;
+  private lookAgain = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly byEndpoint = new Map<string, number>();
+  private readonly byWorkspace = new Map<string, number>();
+  private readonly slots: number;
+  private readonly perEndpoint: number;
+  private readonly perWorkspace: number;
+
+  constructor(private readonly deps: WebhookWorkerDeps) {
+    this.slots = deps.slots ?? 64;
+    this.perEndpoint = deps.perEndpoint ?? 8;
+    this.perWorkspace = deps.perWorkspace ?? Math.max(1, Math.floor(this.slots / 4));
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = onOutboxWritten(() => this.wake());
+    this.timer = setInterval(() => this.wake(), this.deps.pollMs ?? 1_000);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** Looks for due deliveries now (after a write, on each poll). */
+  wake(): void {
+    if (this.looking) {
+      this.lookAgain = true;
+      return;
+    }
+    this.looking = this.claimAndSend()
+      .then(() => undefined)
+      .catch((err) => this.deps.log?.warn({ err }, 'claiming webhook deliveries failed'))
+      .finally(() => {
+        this.looking = null;
+        if (this.lookAgain && this.running) {
+          this.lookAgain = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Claims and sends until nothing due is left and nothing is in flight (tests and the CLI). */
+  async drain(): Promise<void> {
+    for (;;) {
+      const claimed = await this.claimAndSend();
+      await this.settle();
+      if (claimed === 0) return;
+    }
+  }
+
+  /** Stops polling; attempts in flight finish and are recorded. */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    await this.looking;
+    await this.settle();
+  }
+
+  private async settle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+  }
+
+  /** Claims what the free slots and shares allow, starting each attempt, until a claim finds nothing; answers how many. */
+  private async claimAndSend(): Promise<number> {
+    let claimedInAll = 0;
+    for (;;) {
+      const total = this.slots - this.inFlight.size;
+      if (total <= 0) return claimedInAll;
+      const now = this.deps.clock();
+      const lease = now + LEASE_MS;
+      const room = {
+        total,
+        perEndpoint: this.perEndpoint,
+        perWorkspace: this.perWorkspace,
+        byEndpoint: this.byEndpoint,
+        byWorkspace: this.byWorkspace,
+      };
+      const claimed = await this.deps.store.write((tx) => claimDue(tx, this.deps.engine, now, lease, room));
+      if (claimed.length === 0) return claimedInAll;
+      claimedInAll += claimed.length;
+      for (const c of claimed) this.begin(c, lease);
+    }
+  }
+
+  private begin(claimed: ClaimedDelivery, lease: number): void {
+    const endpointId = claimed.endpoint.id;
+    const workspaceId = claimed.delivery.workspace_id;
+    bump(this.byEndpoint, endpointId, 1);
+    bump(this.byWorkspace, workspaceId, 1);
+    const attempt = this.attempt(claimed, lease).finally(() => {
+      this.inFlight.delete(attempt);
+      bump(this.byEndpoint, endpointId, -1);
+      bump(this.byWorkspace, workspaceId, -1);
+      if (this.running) this.wake();
+    });
+    this.inFlight.add(attempt);
+  }
+
+  private async attempt(claimed: ClaimedDelivery, lease: number): Promise<void> {
+    const result = await this.send(claimed);
+    const at = this.deps.clock();
+    const outcome = outcomeOf(this.deps.retrySchedule, claimed.delivery.attempts + 1, result, at);
+    try {
+      const { recorded, disabled } = await this.deps.store.write(async (tx) => {
+        const recorded = await recordOutcome(tx, claimed.delivery.id, lease, outcome, at);
+        return {
+          recorded,
+          disabled: recorded ? await noteEndpointAttempt(tx, claimed.endpoint, result.ok, at) : false,
+        };
+      });
+      if (!recorded) return;
+      this.deps.onOutcome?.(
+        outcome.status === 'delivered' ? 'delivered' : outcome.status === 'failed' ? 'failed' : 'retrying',
+      );
+      if (disabled) await tellDisabled(this.deps, claimed.endpoint);
+    } catch (err) {
+      // The lease runs out and the delivery is attempted again: at least once, as promised.
+      this.deps.log?.warn({ err, delivery: claimed.delivery.id }, 'recording a webhook attempt failed');
+    }
+  }
+
+  /** One signed attempt (Standard Webhooks; a rotated secret signs beside the new one). */
+  private async send({ event, endpoint }: ClaimedDelivery): Promise<AttemptResult> {
+    const now = this.deps.clock();
+    const body = payloadFor(event.payload, endpoint.contacts_masked === 1);
+    const secrets = [endpoint.secret];
+    if (endpoint.previous_secret && (endpoint.previous_secret_expires_at ?? 0) > now)
+      secrets.push(endpoint.previous_secret);
+    const timestamp = new Date(Math.floor(now / 1000) * 1000);
+    const headers = {
+      'webhook-id': event.id,
+      'webhook-timestamp': String(timestamp.getTime() / 1000),
+      'webhook-signature': secrets.map((s) => new Webhook(s).sign(event.id, timestamp, body)).join(' '),
+      'content-type': 'application/json',
+    };
+    try {
+      return await (this.deps.send ?? postWebhook)(endpoint.url, body, headers, {
+        allowPrivate: this.deps.allowPrivate,
+      });
+    } catch (err) {
+      return { ok: false, status: null, error: String((err as Error)?.message ?? err).slice(0, 500) };
+    }
+  }
+}
+
+function bump(counts: Map<string, number>, key: string, by: number): void {
+  const n = (counts.get(key) ?? 0) + by;
+  if (n <= 0) counts.delete(key);
+  else counts.set(key, n);
+}
+
+/** Delivered; or due again after the schedule's next step; or, past its last, failed. */
+function outcomeOf(schedule: readonly number[], attempts: number, result: AttemptResult, now: number): AttemptOutcome {
+  if (result.ok) return { status: 'delivered', lastStatus: result.status, lastError: null, nextAttemptAt: null };
+  const wait = schedule[attempts - 1];
+  return wait === undefined
+    ? { status: 'failed', lastStatus: result.status, lastError: result.error, nextAttemptAt: null }
+    : { status: 'pending', lastStatus: result.status, lastError: result.error, nextAttemptAt: now + wait * 1000 };
+}

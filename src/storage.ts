@@ -1,0 +1,21 @@
+import { openStorage, type Storage, type StorageOptions } from './db/index.ts';
+import { writeCustomerEvents } from './resources/webhooks/customer-event.service.ts';
+import { outboxWritten } from './resources/webhooks/webhook-event.service.ts';
+import { type ChangeHook, type PipelineWriter, WritePipeline } from './resources/writes/write.pipeline.ts';
+
+/**
+ * The storage every writer shares (the API, the console, the CLI, undo and its jobs, the
+ * import), with the one write pipeline and what a committed customer change must also
+ * write: its webhook events. Wired here so no writer can forget it.
+ */
+export interface AppStorage extends Storage, PipelineWriter {}
+
+const customerEvents: ChangeHook = { write: writeCustomerEvents, committed: outboxWritten };
+
+export function withWrites<S extends Storage>(storage: S): S & AppStorage {
+  return Object.assign(storage, { writes: new WritePipeline(storage, customerEvents) });
+}
+
+export async function openAppStorage(databaseUrl: string, options: StorageOptions = {}): Promise<AppStorage> {
+  return withWrites(await openStorage(databaseUrl, options));
+}
