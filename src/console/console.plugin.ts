@@ -1,17 +1,13 @@
-import type { WebhookPolicy } from '../resources/webhooks/webhook.service.ts';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Storage } from '../db/index.ts';
 import { RETRY_AFTER_SECONDS, unavailableReason } from '../db/unavailable.ts';
 import { ApiError } from '../errors.ts';
-import type { Clock } from '../lib/time.ts';
-import type { MailSettings } from '../jobs/pause-email.ts';
-import type { LimitStore } from '../limits/limit-store.ts';
 import { resolveSession, type StaffSession } from '../resources/staff/session.service.ts';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
+import type { ConsoleOptions } from './console-options.ts';
 import { keyRoutes } from './routes/key.routes.ts';
 import { keysRoutes } from './routes/keys.routes.ts';
 import { webhooksRoutes } from './routes/webhooks.routes.ts';
@@ -27,18 +23,6 @@ declare module 'fastify' {
     /** The signed-in person (console routes only), from the session cookie. */
     staff: StaffSession | null;
   }
-}
-
-export interface ConsoleOptions {
-  storage: Pick<Storage, 'db' | 'engine' | 'write'>;
-  clock: Clock;
-  limits: LimitStore;
-  /** Whether emails go to an SMTP server (else they wait in the outbox). */
-  smtp: boolean;
-  /** How invitation emails go out, and the address their links start with (BASE_URL). */
-  mail: MailSettings & { baseUrl: string };
-  /** WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE, for the endpoints made here. */
-  webhooks: WebhookPolicy;
 }
 
 /**

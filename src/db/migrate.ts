@@ -1,6 +1,6 @@
 import { Migrator, type MigrationResult } from 'kysely';
 import { migrationProvider, migrations } from './migrations/index.ts';
-import type { Storage } from './index.ts';
+import type { Db } from './schema.ts';
 import { schemaState } from './schema-state.ts';
 
 /**
@@ -38,7 +38,7 @@ function currentOf(missing: string[]): string | null {
  * at once on PostgreSQL: Kysely's Migrator runs them in one transaction under an advisory
  * lock, and a process that waited on the lock finds nothing left to run.
  */
-export async function migrateToLatest(storage: Storage): Promise<MigrateOutcome> {
+export async function migrateToLatest(storage: { readonly db: Db }): Promise<MigrateOutcome> {
   const state = await schemaState(storage.db);
   if (state.missing.length === 0) {
     return { applied: [], reverted: [], current: currentOf([]), unknown: state.unknown };
@@ -64,7 +64,7 @@ export async function migrateToLatest(storage: Storage): Promise<MigrateOutcome>
  * added a migration can undo it, so a database holding migrations this version does not
  * know is refused.
  */
-export async function migrateDownTo(storage: Storage, name: string): Promise<MigrateOutcome> {
+export async function migrateDownTo(storage: { readonly db: Db }, name: string): Promise<MigrateOutcome> {
   const known = Object.keys(migrations);
   if (!known.includes(name)) {
     throw new MigrationRefused(`no migration named "${name}"; this version knows ${known.join(', ')}`);
@@ -95,7 +95,7 @@ export async function migrateDownTo(storage: Storage, name: string): Promise<Mig
  * looks. Says what it ran, and what the database holds beyond this version or lacks, for the log.
  */
 export async function prepareSchema(
-  storage: Storage,
+  storage: { readonly db: Db },
   mode: 'auto' | 'off',
 ): Promise<{ applied: string[]; missing: string[]; unknown: string[] }> {
   if (mode === 'auto') {

@@ -82,6 +82,39 @@ function staticClosure(entry: string): Set<string> {
   return reached;
 }
 
+/** Groups of our files that import each other round a circle (Tarjan's strongly connected components). */
+function circles(): string[][] {
+  const graph = new Map<string, string[]>();
+  for (const e of EDGES) if (e.to.startsWith('src/')) graph.set(e.from, [...(graph.get(e.from) ?? []), e.to]);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const found: string[][] = [];
+  const connect = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    on.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        connect(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group: string[] = [];
+    for (let w = stack.pop()!; ; w = stack.pop()!) {
+      on.delete(w);
+      group.push(w);
+      if (w === v) break;
+    }
+    if (group.length > 1 || (graph.get(v) ?? []).includes(v)) found.push(group.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) connect(v);
+  return found;
+}
+
 describe('dependencies point one way', () => {
   it('reads every file of src (the checker sees the imports)', () => {
     expect(EDGES.length).toBeGreaterThan(300);
@@ -99,6 +132,21 @@ describe('dependencies point one way', () => {
           e.to === 'src/server.ts'),
     );
     expect(wrong).toEqual([]);
+  });
+
+  it('no two files of src import each other, however far round (type imports included)', () => {
+    expect(circles()).toEqual([]);
+  });
+
+  it('the write pipeline knows nothing of webhooks: what a change must also write is its hook', () => {
+    expect(
+      violations((e) => e.from.startsWith('src/resources/writes/') && e.to.startsWith('src/resources/webhooks/')),
+    ).toEqual([]);
+  });
+
+  it('the transaction type is declared once, in db/', () => {
+    const declared = filesUnder(SRC).filter((f) => /^export type Tx\b/m.test(readFileSync(f, 'utf8')));
+    expect(declared.map((f) => relative(ROOT, f))).toEqual(['src/db/schema.ts']);
   });
 
   it('db and lib import only each other and the config', () => {

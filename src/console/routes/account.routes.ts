@@ -3,7 +3,7 @@ import { ApiError } from '../../errors.ts';
 import { endSession, startSession } from '../../resources/staff/session.service.ts';
 import { signIn } from '../../resources/staff/sign-in.service.ts';
 import { canManageKeys, changeOwnPassword } from '../../resources/staff/staff.service.ts';
-import type { ConsoleOptions } from '../console.plugin.ts';
+import type { ConsoleOptions } from '../console-options.ts';
 import {
   auditActor,
   SESSION_COOKIE,

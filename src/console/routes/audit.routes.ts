@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.ts';
 import { listAudit, type AuditFilter } from '../../resources/audit/audit.service.ts';
-import type { ConsoleOptions } from '../console.plugin.ts';
+import type { ConsoleOptions } from '../console-options.ts';
 import { managesKeys, pageContext, queryText, render } from '../render.ts';
 import { auditPage } from '../views/audit.view.ts';
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.ts';
 import { acceptInvitation, openInvitation } from '../../resources/staff/invitation.service.ts';
 import { startSession } from '../../resources/staff/session.service.ts';
-import type { ConsoleOptions } from '../console.plugin.ts';
+import type { ConsoleOptions } from '../console-options.ts';
 import { SESSION_COOKIE, SESSION_COOKIE_OPTIONS, formText, pageContext, render, rotateCsrfSecret } from '../render.ts';
 import { acceptInvitationPage } from '../views/invitation.view.ts';
 

@@ -7,7 +7,7 @@ import { personActor } from '../../resources/actor.model.ts';
 import { getCustomer } from '../../resources/customers/customer-read.service.ts';
 import { keyUsage } from '../../resources/keys/key-usage.service.ts';
 import { changeWorkspaceKeyStatus, getWorkspaceKey } from '../../resources/keys/key.service.ts';
-import type { ConsoleOptions } from '../console.plugin.ts';
+import type { ConsoleOptions } from '../console-options.ts';
 import { auditActor, formText, managesKeys, pageContext, pageNumber, render, skipsPage } from '../render.ts';
 import { usageOf } from '../usage.ts';
 import { customerPage } from '../views/customer.view.ts';

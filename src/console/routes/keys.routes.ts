@@ -3,7 +3,7 @@ import { ApiError } from '../../errors.ts';
 import { listOutbox } from '../../jobs/outbox.repo.ts';
 import { createKey, getWorkspaceKey, listWorkspaceKeys } from '../../resources/keys/key.service.ts';
 import { getWorkspace } from '../../resources/workspaces/workspace.service.ts';
-import type { ConsoleOptions } from '../console.plugin.ts';
+import type { ConsoleOptions } from '../console-options.ts';
 import { EMPTY_KEY_FORM, readKeyForm, type FormErrors, type KeyFormValues } from '../key-form.ts';
 import { auditActor, managesKeys, pageContext, pageNumber, render } from '../render.ts';
 import { keyFormPage, secretPage } from '../views/key-form.view.ts';

@@ -7,7 +7,7 @@ import {
   listWorkspaceStaff,
   removeStaff,
 } from '../../resources/staff/staff-admin.service.ts';
-import type { ConsoleOptions } from '../console.plugin.ts';
+import type { ConsoleOptions } from '../console-options.ts';
 import { auditActor, formText, managesStaff, pageContext, queryText, render } from '../render.ts';
 import { invitationSentPage, removeStaffPage, staffPage, type StaffPageView } from '../views/staff.view.ts';
 

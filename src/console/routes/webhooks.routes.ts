@@ -12,7 +12,7 @@ import {
   setEndpointStatus,
   workspaceEndpoints,
 } from '../../resources/webhooks/webhook.service.ts';
-import type { ConsoleOptions } from '../console.plugin.ts';
+import type { ConsoleOptions } from '../console-options.ts';
 import { auditActor, formFields, formText, managesKeys, pageContext, render } from '../render.ts';
 import {
   deleteWebhookPage,
