@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Expression, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { jsonDialectOf } from './json-record.ts';
-import type { Queryable } from './schema.ts';
+import type { Queryable, Tx } from './schema.ts';
 
 /** The 64-bit key PostgreSQL's advisory locks take, from a lock's name (as decimal text). */
 export function lockKey(name: string): string {
@@ -24,6 +24,18 @@ export function locksAreFree(db: Queryable): boolean {
 export function tryTransactionLock(db: Queryable, key: Expression<string> | string): RawBuilder<boolean> {
   if (locksAreFree(db)) return sql<boolean>`1`;
   return sql<boolean>`pg_try_advisory_xact_lock(cast(${key} as bigint))`;
+}
+
+/**
+ * Waits inside a write transaction until it holds the lock `name` (lockKey), until it ends:
+ * for a count that must see every other writer's rows before it decides, which PostgreSQL's
+ * READ COMMITTED does not show while they are uncommitted. PostgreSQL: a transaction advisory
+ * lock; SQLite: nothing to wait for (BEGIN IMMEDIATE, as above). Take several in one fixed
+ * order everywhere, so no two transactions wait on each other.
+ */
+export async function holdTransactionLock(tx: Tx, name: string): Promise<void> {
+  if (locksAreFree(tx)) return;
+  await sql`select pg_advisory_xact_lock(cast(${lockKey(name)} as bigint))`.execute(tx);
 }
 
 /**

@@ -7,6 +7,7 @@ import { undoKeyChanges } from '../../src/resources/changes/undo.service.ts';
 import { createCustomer } from '../../src/resources/customers/customer.service.ts';
 import { findKeyById } from '../../src/resources/keys/key.repo.ts';
 import { changeKeyStatus, createKey } from '../../src/resources/keys/key.service.ts';
+import { SignInGate } from '../../src/resources/staff/sign-in-gate.ts';
 import { signIn } from '../../src/resources/staff/sign-in.service.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
 import {
@@ -164,15 +165,32 @@ describe.each(ENGINES)('audit log on %s', { timeout: 60_000 }, (engine) => {
       hash: cheapPasswordHash('right password'),
     });
     expect(
-      (await signIn(storage, clock.fn, { email: 'sam@example.com', password: 'wrong', ip: '198.51.100.4' })).kind,
+      (
+        await signIn(storage, clock.fn, new SignInGate(), {
+          email: 'sam@example.com',
+          password: 'wrong',
+          ip: '198.51.100.4',
+        })
+      ).kind,
     ).toBe('refused');
     expect(
-      (await signIn(storage, clock.fn, { email: 'nobody@example.com', password: 'x', ip: '198.51.100.4' })).kind,
+      (
+        await signIn(storage, clock.fn, new SignInGate(), {
+          email: 'nobody@example.com',
+          password: 'x',
+          ip: '198.51.100.4',
+        })
+      ).kind,
     ).toBe('refused');
     clock.now += 1_000;
     expect(
-      (await signIn(storage, clock.fn, { email: 'sam@example.com', password: 'right password', ip: '198.51.100.5' }))
-        .kind,
+      (
+        await signIn(storage, clock.fn, new SignInGate(), {
+          email: 'sam@example.com',
+          password: 'right password',
+          ip: '198.51.100.5',
+        })
+      ).kind,
     ).toBe('signed_in');
     const found = (await listAudit(storage.db, ws.id, {}, null)).entries;
     expect(found.map((e) => [e.action, e.actor, e.address])).toEqual([

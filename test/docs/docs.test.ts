@@ -4,9 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The documents a newcomer reads stay true to the tree: the README stays a front door, every
- * link and every file a document or a comment names exists, ARCHITECTURE.md's SPEC table
- * names real files, and every setting the config reads is in the README's table.
+ * The documents a newcomer reads stay true to the tree: the README stays a front door and the
+ * bench's README a method with its latest results, every link and every file a document or a
+ * comment names exists, ARCHITECTURE.md's SPEC table names real files, and every setting the
+ * config reads is in docs/operations.md's "Configuration" table.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -38,8 +39,24 @@ function anchorsIn(path: string): Set<string> {
 }
 
 describe('the documents', () => {
-  it('the README is a front door of at most 250 lines', () => {
-    expect(read('README.md').split('\n').length).toBeLessThanOrEqual(250);
+  it('the README is a front door of at most 150 lines', () => {
+    expect(read('README.md').split('\n').length).toBeLessThanOrEqual(150);
+  });
+
+  it("the bench's README is its method and latest results, at most 200 lines", () => {
+    expect(read('bench/README.md').split('\n').length).toBeLessThanOrEqual(200);
+  });
+
+  it('every kept bench run is a dated document of its engine, as the bench prints it', () => {
+    const runs = filesUnder('bench/results', ['.json']);
+    expect(runs.length).toBeGreaterThan(0);
+    for (const run of runs) {
+      const engine = /^bench\/results\/\d{4}-\d{2}-\d{2}-(sqlite|postgres)\.json$/.exec(run)?.[1];
+      expect(engine, run).toBeDefined();
+      const doc = JSON.parse(read(run));
+      expect(doc.engine, run).toBe(engine);
+      expect(doc.scenarios.map((s: { name: string }) => s.name)).toContain('get_one');
+    }
   });
 
   it('every link inside the repository reaches a file, and a heading when it names one', () => {
@@ -79,7 +96,7 @@ describe('the documents', () => {
     expect(missing).toEqual([]);
   });
 
-  it('every setting the config reads is in the README table', () => {
+  it('every setting the config reads is in the table of docs/operations.md "Configuration"', () => {
     // Read as env.NAME, or by a helper given (env, 'NAME', …).
     const config = read('src/config.ts');
     const settings = new Set(
@@ -87,7 +104,10 @@ describe('the documents', () => {
     );
     expect(settings.size).toBeGreaterThan(10);
     // The first cell of each row of a table: the settings it names.
-    const named = read('README.md')
+    const ops = read('docs/operations.md');
+    expect(ops).toContain('\n## Configuration\n');
+    const section = ops.slice(ops.indexOf('\n## Configuration\n')).split(/\n## /)[1]!;
+    const named = section
       .split('\n')
       .filter((line) => line.startsWith('| `'))
       .map((line) => line.split('|')[1]!);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.ts';
 import { endSession, startSession } from '../../resources/staff/session.service.ts';
+import { SignInGate } from '../../resources/staff/sign-in-gate.ts';
 import { signIn } from '../../resources/staff/sign-in.service.ts';
 import { canManageKeys, changeOwnPassword } from '../../resources/staff/staff.service.ts';
 import type { ConsoleOptions } from '../console-options.ts';
@@ -18,6 +19,9 @@ import { homePage, passwordPage, signInPage } from '../views/sign-in.view.ts';
 
 /** Sign-in, sign-out, the landing page and one's own password. */
 export async function accountRoutes(app: FastifyInstance, { storage, clock }: ConsoleOptions) {
+  // One per process, as the app is: the sign-ins it checks at once.
+  const gate = new SignInGate();
+
   app.get('/', { preHandler: signedIn }, async (request, reply) => {
     if (canManageKeys(request.staff!.role)) return reply.redirect('/console/keys', 303);
     return render(reply, 200, homePage(pageContext(request, reply)));
@@ -35,7 +39,7 @@ export async function accountRoutes(app: FastifyInstance, { storage, clock }: Co
 
   app.post('/sign-in', async (request, reply) => {
     const email = formText(request, 'email', 320);
-    const result = await signIn(storage, clock, {
+    const result = await signIn(storage, clock, gate, {
       email,
       password: formText(request, 'password', 1000),
       ip: request.ip,

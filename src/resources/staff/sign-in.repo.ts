@@ -1,7 +1,18 @@
 import type { Queryable, Tx } from '../../db/schema.ts';
+import { holdTransactionLock } from '../../db/transaction-lock.ts';
 import type { ConsoleSignInFailureTable } from '../../db/tables/console.ts';
 
 /** Failed sign-ins and the lock-outs they lead to (005-console). */
+
+/**
+ * Makes this transaction the only one counting for these lock-out subjects until it ends, so
+ * each count sees every attempt before it. Always in one order (the email's, then the
+ * address's), so no two transactions wait for each other.
+ */
+export async function holdSubjects(tx: Tx, subjects: string[]): Promise<void> {
+  for (const subject of subjects) await holdTransactionLock(tx, `sign-in ${subject}`);
+}
+
 export async function recordFailure(tx: Tx, row: ConsoleSignInFailureTable): Promise<void> {
   await tx.insertInto('console_sign_in_failures').values(row).execute();
 }
@@ -35,6 +46,10 @@ export async function lockUntil(tx: Tx, subject: string, until: number): Promise
     .values({ subject, until })
     .onConflict((oc) => oc.column('subject').doUpdateSet({ until }))
     .execute();
+}
+
+export async function unlock(tx: Tx, subject: string): Promise<void> {
+  await tx.deleteFrom('console_lockouts').where('subject', '=', subject).execute();
 }
 
 /** The latest end of any lock-out on these subjects that is still running at `now`, else null. */

@@ -1,16 +1,20 @@
+import type { Tx } from '../../db/schema.ts';
 import type { Writer } from '../../db/write.ts';
 import { randomBase62 } from '../../lib/ids.ts';
 import { decoyPasswordHash, hashPassword, needsRehash, verifyPassword } from '../../lib/password.ts';
 import { MINUTE_MS, type Clock } from '../../lib/time.ts';
 import { addressBucket } from '../../limits/address.ts';
 import { recordAudit } from '../audit/audit.service.ts';
+import type { SignInGate } from './sign-in-gate.ts';
 import {
   clearEmailFailures,
   countFailures,
   deleteFailuresBefore,
+  holdSubjects,
   lockedUntil,
   lockUntil,
   recordFailure,
+  unlock,
 } from './sign-in.repo.ts';
 import { replacePasswordHash, staffWithEmail, type StaffRow } from './staff.repo.ts';
 
@@ -19,12 +23,16 @@ import { replacePasswordHash, staffWithEmail, type StaffRow } from './staff.repo
  * email cannot sign in for 15 minutes, with the right password too. One address is held to
  * 50 failures in 15 minutes across all emails, so nobody walks a list of addresses either.
  * A refused attempt during a lock-out is not counted, so the lock ends when it said it would.
+ * A process checks one password per email and ten per address at a time (SignInGate); an
+ * attempt past those is answered as a lock-out that ends a second later.
  */
 export const SIGN_IN_RULES = Object.freeze({
   emailFailures: 10,
   addressFailures: 50,
   windowMs: 15 * MINUTE_MS,
   lockMs: 15 * MINUTE_MS,
+  inFlightPerAddress: 10,
+  busyRetryMs: 1_000,
 });
 
 export type SignInResult =
@@ -36,23 +44,43 @@ export function normaliseEmail(raw: string): string {
   return raw.trim().toLowerCase();
 }
 
-const emailSubject = (email: string) => `email:${email}`;
-const addressSubject = (ip: string) => `address:${addressBucket(ip)}`;
+/** The lock-outs an attempt answers to: its email's and its address's. */
+interface Subjects {
+  email: string;
+  address: string;
+}
 
 export async function signIn(
   store: Writer,
   clock: Clock,
+  gate: SignInGate,
   input: { email: string; password: string; ip: string },
 ): Promise<SignInResult> {
-  const { db } = store;
   const email = normaliseEmail(input.email).slice(0, 320);
   const address = addressBucket(input.ip);
-  const now = clock();
-  const locked = await lockedUntil(db, [emailSubject(email), addressSubject(input.ip)], now);
-  if (locked !== null) return { kind: 'locked', until: locked };
+  const leave = gate.enter(email, address);
+  if (!leave) return { kind: 'locked', until: clock() + SIGN_IN_RULES.busyRetryMs };
+  try {
+    return await attempt(store, clock(), { email, address, password: input.password, ip: input.ip });
+  } finally {
+    leave();
+  }
+}
+
+async function attempt(
+  store: Writer,
+  now: number,
+  input: { email: string; address: string; password: string; ip: string },
+): Promise<SignInResult> {
+  const { email, address } = input;
+  const subjects: Subjects = { email: `email:${email}`, address: `address:${address}` };
+  // Counted as a failure before the password is checked, so guesses sent at once, from any
+  // number of processes, count exactly as guesses sent one after another.
+  const reserved = await store.write((tx) => reserve(tx, subjects, { email, address }, now));
+  if (reserved.kind === 'refused') return { kind: 'locked', until: reserved.until };
 
   // Every candidate is checked (the decoy when there is none), so an unknown email costs as long as a known one.
-  const candidates = email ? await staffWithEmail(db, email) : [];
+  const candidates = email ? await staffWithEmail(store.db, email) : [];
   let match: StaffRow | null = null;
   for (const staff of candidates.length > 0 ? candidates : [null]) {
     const ok = await verifyPassword(input.password, staff ? staff.password_hash : await decoyPasswordHash());
@@ -64,47 +92,75 @@ export async function signIn(
     // at hand; hashed before the transaction, and stored only if nobody changed it meanwhile.
     const upgraded = needsRehash(signedIn.password_hash) ? await hashPassword(input.password) : null;
     await store.write(async (tx) => {
+      await holdSubjects(tx, [subjects.email, subjects.address]);
       await clearEmailFailures(tx, email);
+      // No lock was on when this attempt was counted: one on now was reached by attempts counted
+      // since, which one after another would have come after this sign-in and its clearing.
+      await unlock(tx, subjects.email);
+      const since = now - SIGN_IN_RULES.windowMs;
+      if ((await countFailures(tx, { column: 'address', value: address }, since)) < SIGN_IN_RULES.addressFailures)
+        await unlock(tx, subjects.address);
       if (upgraded && signedIn.password_hash)
         await replacePasswordHash(tx, signedIn.id, signedIn.password_hash, upgraded);
-      await recordAudit(tx, {
-        workspaceId: signedIn.workspace_id,
-        at: now,
-        by: { kind: 'staff', staffId: signedIn.id, email: signedIn.email, address: input.ip },
-        action: 'sign_in.succeeded',
-        target: signedIn.id,
-      });
+      await auditSignIn(tx, signedIn, { at: now, ip: input.ip, action: 'sign_in.succeeded' });
     });
     return { kind: 'signed_in', staff: upgraded ? { ...signedIn, password_hash: upgraded } : signedIn };
   }
 
-  const since = now - SIGN_IN_RULES.windowMs;
-  return store.write(async (tx): Promise<SignInResult> => {
-    // What no rule can count any more goes, so the tables stay as small as the last 15 minutes.
-    await deleteFailuresBefore(tx, since);
-    await recordFailure(tx, { id: randomBase62(22), email, address, at: now });
-    const until = now + SIGN_IN_RULES.lockMs;
-    let result: SignInResult = { kind: 'refused' };
-    if ((await countFailures(tx, { column: 'email', value: email }, since)) >= SIGN_IN_RULES.emailFailures) {
-      await lockUntil(tx, emailSubject(email), until);
-      result = { kind: 'locked', until };
-    } else if (
-      (await countFailures(tx, { column: 'address', value: address }, since)) >= SIGN_IN_RULES.addressFailures
-    ) {
-      await lockUntil(tx, addressSubject(input.ip), until);
-      result = { kind: 'locked', until };
-    }
-    // In the audit log of every workspace the email is staff of; an unknown email has none.
-    // Attempts a running lock-out refuses are not written again (the lock's start is).
-    for (const staff of candidates)
-      await recordAudit(tx, {
-        workspaceId: staff.workspace_id,
-        at: now,
-        by: { kind: 'staff', staffId: staff.id, email: staff.email, address: input.ip },
-        action: 'sign_in.failed',
-        target: staff.id,
-        detail: result.kind === 'locked' ? { locked_until: new Date(until).toISOString() } : {},
-      });
-    return result;
+  // In the audit log of every workspace the email is staff of; an unknown email has none.
+  // Attempts a running lock-out refuses are not written again (the lock's start is).
+  if (candidates.length > 0)
+    await store.write(async (tx) => {
+      for (const staff of candidates)
+        await auditSignIn(tx, staff, {
+          at: now,
+          ip: input.ip,
+          action: 'sign_in.failed',
+          detail: reserved.lockedUntil === null ? {} : { locked_until: new Date(reserved.lockedUntil).toISOString() },
+        });
+    });
+  return reserved.lockedUntil === null ? { kind: 'refused' } : { kind: 'locked', until: reserved.lockedUntil };
+}
+
+/** A sign-in's entry in the audit log of the workspace `staff` is of, by them from `ip`. */
+function auditSignIn(
+  tx: Tx,
+  staff: StaffRow,
+  entry: { at: number; ip: string; action: 'sign_in.succeeded' | 'sign_in.failed'; detail?: Record<string, unknown> },
+): Promise<void> {
+  return recordAudit(tx, {
+    workspaceId: staff.workspace_id,
+    at: entry.at,
+    by: { kind: 'staff', staffId: staff.id, email: staff.email, address: entry.ip },
+    action: entry.action,
+    target: staff.id,
+    detail: entry.detail,
   });
+}
+
+/**
+ * Refuses the attempt while a lock-out is on (not counted), else counts it as a failure and
+ * starts the lock-outs it brings to their limit (lockedUntil: when they end, else null).
+ */
+async function reserve(
+  tx: Tx,
+  subjects: Subjects,
+  by: { email: string; address: string },
+  now: number,
+): Promise<{ kind: 'refused'; until: number } | { kind: 'counted'; lockedUntil: number | null }> {
+  await holdSubjects(tx, [subjects.email, subjects.address]);
+  const locked = await lockedUntil(tx, [subjects.email, subjects.address], now);
+  if (locked !== null) return { kind: 'refused', until: locked };
+  const since = now - SIGN_IN_RULES.windowMs;
+  // What no rule can count any more goes, so the tables stay as small as the last 15 minutes.
+  await deleteFailuresBefore(tx, since);
+  await recordFailure(tx, { id: randomBase62(22), ...by, at: now });
+  const until = now + SIGN_IN_RULES.lockMs;
+  const emailFull =
+    (await countFailures(tx, { column: 'email', value: by.email }, since)) >= SIGN_IN_RULES.emailFailures;
+  const addressFull =
+    (await countFailures(tx, { column: 'address', value: by.address }, since)) >= SIGN_IN_RULES.addressFailures;
+  if (emailFull) await lockUntil(tx, subjects.email, until);
+  if (addressFull) await lockUntil(tx, subjects.address, until);
+  return { kind: 'counted', lockedUntil: emailFull || addressFull ? until : null };
 }
