@@ -38,6 +38,28 @@ describe('webhook addresses', () => {
     },
   );
 
+  // As a URL's host or a DNS answer gives them: `[::127.0.0.1]` reaches here as `::7f00:1`.
+  it.each(['::7f00:1', '::a9fe:a9fe', '::a00:1', '::808:808'])(
+    'refuses the IPv4-compatible address %s, a form no public host uses',
+    (address) => {
+      expect(refusedAddress(address)).toMatch(/IPv4-compatible/);
+    },
+  );
+
+  // RFC 8215 lets a site put its IPv4 address anywhere RFC 6052 allows under the prefix, so it cannot be read back.
+  it.each(['64:ff9b:1::a9fe:a9fe', '64:ff9b:1::808:808', '64:ff9b:1:7f00:0:100:808:808'])(
+    'refuses %s in the NAT64 local-use prefix, whatever it embeds',
+    (address) => {
+      expect(refusedAddress(address)).toMatch(/NAT64 local-use/);
+    },
+  );
+
+  it('the well-known NAT64 prefix is judged by the IPv4 address it embeds', () => {
+    expect(refusedAddress('64:ff9b::a9fe:a9fe')).toMatch(/metadata/);
+    expect(refusedAddress('64:ff9b::7f00:1')).toMatch(/loopback/);
+    expect(refusedAddress('64:ff9b::808:808')).toBeNull();
+  });
+
   it('names metadata addresses as such', () => {
     expect(refusedAddress('169.254.169.254')).toMatch(/metadata/);
     expect(refusedAddress('fd00:ec2::254')).toMatch(/metadata/);
@@ -59,6 +81,9 @@ describe('webhook addresses', () => {
     await expect(checkWebhookUrl('https://127.0.0.1/hook', closed)).rejects.toThrow(/not a public address/);
     await expect(checkWebhookUrl('https://169.254.169.254/latest', closed)).rejects.toThrow(/metadata/);
     await expect(checkWebhookUrl('https://[::1]/hook', closed)).rejects.toThrow(/not a public address/);
+    await expect(checkWebhookUrl('https://[::127.0.0.1]/hook', closed)).rejects.toThrow(/not a public address/);
+    await expect(checkWebhookUrl('https://[::a9fe:a9fe]/latest', closed)).rejects.toThrow(/not a public address/);
+    await expect(checkWebhookUrl('https://[64:ff9b:1::a00:1]/hook', closed)).rejects.toThrow(/not a public address/);
     const toLoopback = { ...closed, resolve: async () => ['93.184.216.34', '127.0.0.1'] };
     await expect(checkWebhookUrl('https://rebind.example/hook', toLoopback)).rejects.toThrow(/loopback/);
     const toMetadata = { ...closed, resolve: async () => ['169.254.169.254'] };
