@@ -67,6 +67,17 @@ describe('webhook addresses', () => {
 
   const closed = { allowHttp: false, allowPrivate: false, resolve: async () => ['93.184.216.34'] };
 
+  it('a refusal never names the private address a host name resolved to', async () => {
+    for (const address of ['10.1.2.3', '169.254.169.254', 'fd12:3456::7', '::ffff:192.168.7.7']) {
+      const error = await checkWebhookUrl('https://internal.example/hook', {
+        ...closed,
+        resolve: async () => [address],
+      }).catch((err: Error) => err);
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toBe('url: the host internal.example resolves to a private address');
+    }
+  });
+
   it('a URL must be https unless WEBHOOK_ALLOW_HTTP is on', async () => {
     await expect(checkWebhookUrl('http://example.com/hook', closed)).rejects.toThrow(/https only/);
     await expect(checkWebhookUrl('https://example.com/hook', closed)).resolves.toBe('https://example.com/hook');
@@ -85,11 +96,11 @@ describe('webhook addresses', () => {
     await expect(checkWebhookUrl('https://[::a9fe:a9fe]/latest', closed)).rejects.toThrow(/not a public address/);
     await expect(checkWebhookUrl('https://[64:ff9b:1::a00:1]/hook', closed)).rejects.toThrow(/not a public address/);
     const toLoopback = { ...closed, resolve: async () => ['93.184.216.34', '127.0.0.1'] };
-    await expect(checkWebhookUrl('https://rebind.example/hook', toLoopback)).rejects.toThrow(/loopback/);
-    const toMetadata = { ...closed, resolve: async () => ['169.254.169.254'] };
-    await expect(checkWebhookUrl('https://meta.example/hook', toMetadata)).rejects.toThrow(/metadata/);
+    await expect(checkWebhookUrl('https://rebind.example/hook', toLoopback)).rejects.toThrow(
+      /^url: the host rebind\.example resolves to a private address$/,
+    );
     await expect(checkWebhookUrl('https://localhost/hook', { ...closed, resolve: undefined })).rejects.toThrow(
-      /not a public address/,
+      /the host localhost resolves to a private address/,
     );
     await expect(checkWebhookUrl('https://127.0.0.1/hook', { ...closed, allowPrivate: true })).resolves.toBe(
       'https://127.0.0.1/hook',
