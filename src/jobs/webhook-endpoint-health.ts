@@ -1,6 +1,8 @@
 import type { Tx } from '../db/schema.ts';
 import type { WebhookEndpointTable } from '../db/tables/webhook.ts';
 import { groupBy } from '../lib/group-by.ts';
+import type { AuditActor } from '../resources/audit/audit.model.ts';
+import { recordAudit } from '../resources/audit/audit.service.ts';
 import { disableIfFailingSince, noteAttempt } from '../resources/webhooks/webhook-endpoint.repo.ts';
 import { FAILING_DISABLE_MS } from '../resources/webhooks/webhook.model.ts';
 import { emailKeyManagers } from './pause-email.ts';
@@ -35,14 +37,26 @@ async function noteEndpoint(tx: Tx, own: Finished[]): Promise<WebhookEndpointTab
   // A success before the run of failures ended the run the endpoint had; the run starts anew.
   if (lastSuccess >= 0) await noteAttempt(tx, workspaceId, id, true, own[lastSuccess]!.at);
   await noteAttempt(tx, workspaceId, id, false, own[lastSuccess + 1]!.at);
-  return disableIfFailingSince(
-    tx,
-    workspaceId,
-    id,
-    last.at - FAILING_DISABLE_MS,
-    'every delivery failed for 3 days',
-    last.at,
-  );
+  return disableFailing(tx, workspaceId, id, last.at);
+}
+
+const FAILING_REASON = 'every delivery failed for 3 days';
+/** The disable is in the workspace's audit log as the service's own, as the activity check's pauses are. */
+const HEALTH_ACTOR: AuditActor = { kind: 'system', name: 'webhook delivery' };
+
+/** Disables the endpoint when its run of failures has lasted 3 days at `at`, with its audit entry in the same transaction. */
+async function disableFailing(
+  tx: Tx,
+  workspaceId: string,
+  id: string,
+  at: number,
+): Promise<WebhookEndpointTable | undefined> {
+  const disabled = await disableIfFailingSince(tx, workspaceId, id, at - FAILING_DISABLE_MS, FAILING_REASON, at);
+  if (disabled) {
+    const detail = { reason: FAILING_REASON };
+    await recordAudit(tx, { workspaceId, at, by: HEALTH_ACTOR, action: 'webhook.disabled', target: id, detail });
+  }
+  return disabled;
 }
 
 /** Attempts grouped by endpoint, each group in the order its attempts ended. */

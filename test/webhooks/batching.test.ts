@@ -198,7 +198,7 @@ describe.each(ENGINES)('batched webhook delivery on %s', (engine) => {
     expect((await endpoint(b)).status).toBe('enabled');
   });
 
-  it('an endpoint failing everything for 3 days is disabled once, and emailed about once, with its outcomes batched', async () => {
+  it('an endpoint failing everything for 3 days is disabled once, audited and emailed about once, with its outcomes batched', async () => {
     await events(30);
     const [a, b] = endpoints as [string, string];
     const w = worker(
@@ -224,6 +224,17 @@ describe.each(ENGINES)('batched webhook delivery on %s', (engine) => {
       .execute();
     expect(mail).toHaveLength(1);
     await storage.db.deleteFrom('outbox').execute();
+    // The service's own act is in the audit log, as the activity check's pauses are.
+    const audit = await storage.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('target', '=', b)
+      .where('action', '=', 'webhook.disabled')
+      .execute();
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ workspace_id: workspaceId, actor_kind: 'system', source: 'system' });
+    expect(Number(audit[0]!.at)).toBe(Number((await endpoint(b)).updated_at));
+    expect(JSON.parse(audit[0]!.detail)).toEqual({ reason: 'every delivery failed for 3 days' });
   });
 
   it('a held delivery whose lease ran too low to start is given back and claimed again, attempted once', async () => {
