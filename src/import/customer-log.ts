@@ -18,7 +18,7 @@ import { endpointsFor } from '../resources/webhooks/webhook-event.service.ts';
  * `list:<id>` (null: not a member).
  */
 /** Who the log says made an import's changes. */
-export const IMPORT_OPERATOR = 'import';
+const IMPORT_OPERATOR = 'import';
 
 export interface CustomerLinks {
   tags: Map<string, TagLinkState>;

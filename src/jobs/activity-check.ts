@@ -32,7 +32,7 @@ import { notifyKeyPaused, type MailSettings } from './pause-email.ts';
  * live active key, pauses the unusual ones with their reason and time, and emails the
  * people who manage keys. Hourly inside the server and on demand from the CLI.
  */
-export const JOB_LOCK = 'activity-check';
+const JOB_LOCK = 'activity-check';
 
 export interface ActivityCheckDeps {
   store: Writer;

@@ -30,7 +30,7 @@ export const INVITATION_TTL_MS = 72 * 3_600_000;
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
 
-export const invitationPath = (token: string) => `/console/invitations/${token}`;
+const invitationPath = (token: string) => `/console/invitations/${token}`;
 
 export interface SentInvitation {
   email: string;

@@ -20,7 +20,7 @@ import { replacePasswordHash, staffWithEmail, type StaffRow } from './staff.repo
  * 50 failures in 15 minutes across all emails, so nobody walks a list of addresses either.
  * A refused attempt during a lock-out is not counted, so the lock ends when it said it would.
  */
-export const SIGN_IN_RULES = Object.freeze({
+const SIGN_IN_RULES = Object.freeze({
   emailFailures: 10,
   addressFailures: 50,
   windowMs: 15 * MINUTE_MS,
