@@ -8,7 +8,7 @@ import type { Storage } from '../db/index.ts';
 import { RETRY_AFTER_SECONDS, unavailableReason } from '../db/unavailable.ts';
 import { ApiError } from '../errors.ts';
 import type { Clock } from '../lib/time.ts';
-import type { MailSettings } from '../jobs/pause-email.ts';
+import type { MailSettings } from '../jobs/mailer.ts';
 import type { LimitStore } from '../limits/limit-store.ts';
 import { resolveSession, type StaffSession } from '../resources/staff/session.service.ts';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';

@@ -25,7 +25,8 @@ import {
   requestsBetween,
   type CandidateKey,
 } from './activity.repo.ts';
-import { notifyKeyPaused, type MailSettings } from './pause-email.ts';
+import type { MailSettings } from './mailer.ts';
+import { notifyKeyPaused } from './pause-email.ts';
 
 /**
  * The unusual-activity check (SPEC "Limits" 5, DECISIONS "Unusual activity"): judges every

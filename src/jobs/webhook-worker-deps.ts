@@ -2,7 +2,7 @@ import type { Writer } from '../db/write.ts';
 import type { Engine } from '../db/dialects/types.ts';
 import type { Clock } from '../lib/time.ts';
 import type { LoadGauge } from './event-loop-gauge.ts';
-import type { MailSettings } from './pause-email.ts';
+import type { MailSettings } from './mailer.ts';
 import type { postWebhook } from './webhook-sender.ts';
 
 export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed';
