@@ -99,7 +99,7 @@ export interface Config {
 type Env = Record<string, string | undefined>;
 
 /** The server's default SQLite busy wait: a few tens of milliseconds of a blocked event loop at most. */
-export const SERVER_BUSY_TIMEOUT_MS = 50;
+const SERVER_BUSY_TIMEOUT_MS = 50;
 
 /** The server's SQLite page cache, as the engine's own default (db/dialects/sqlite.ts says why). */
 const DEFAULT_CACHE_MIB = 32;

@@ -137,7 +137,7 @@ export const conflict = (detail: string) => new ApiError('conflict', detail);
  * A problem lists at most this many field errors (and how many there were in all), so a
  * body of thousands of unknown fields is not answered with a document as large again.
  */
-export const MAX_FIELD_ERRORS = 20;
+const MAX_FIELD_ERRORS = 20;
 
 export interface Problem {
   type: string;

@@ -38,7 +38,7 @@ const COMMAND_GROUPS: Array<() => Command> = [
   webhooksCommand,
 ];
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command('venue-api').description(
     'Operate a Venue Workspace API: serve it, manage workspaces, staff and keys, seed and import data.',
   );

@@ -1,5 +1,5 @@
 import type { Storage } from '../db/index.ts';
-import type { MailSettings } from '../jobs/pause-email.ts';
+import type { MailSettings } from '../jobs/mailer.ts';
 import type { Clock } from '../lib/time.ts';
 import type { LimitStore } from '../limits/limit-store.ts';
 import type { WebhookPolicy } from '../resources/webhooks/webhook.service.ts';

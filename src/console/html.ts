@@ -1,6 +1,6 @@
 /**
  * Server-rendered HTML, escaped by default: every value put into an `html` template is
- * escaped unless it is itself `SafeHtml` (another template, or `trusted()` markup). A person
+ * escaped unless it is itself `SafeHtml` (another template). A person
  * typed most of what the console shows (key names, pause reasons, customer fields).
  */
 export class SafeHtml {
@@ -30,9 +30,4 @@ export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Saf
   let out = strings[0]!;
   for (let i = 0; i < values.length; i++) out += render(values[i]!) + strings[i + 1]!;
   return new SafeHtml(out);
-}
-
-/** Markup the code itself wrote (never text from a request or the database). */
-export function trusted(markup: string): SafeHtml {
-  return new SafeHtml(markup);
 }

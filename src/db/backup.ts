@@ -16,7 +16,7 @@ import SQLite from 'better-sqlite3';
  */
 
 /** Pages copied a step: 64 pages of 4 KiB is 256 KiB, well under a millisecond from the page cache. */
-export const PAGES_PER_STEP = 64;
+const PAGES_PER_STEP = 64;
 
 export interface BackupReport {
   file: string;

@@ -59,7 +59,7 @@ function conflictWhen({ method, url }: Operation): string | null {
  * body its size and type; an If-Match its version. The OpenAPI document lists these by
  * status, and every HTTP test checks its answers against them (test/helpers/openapi-check.ts).
  */
-export function errorAnswers(op: Operation): ErrorAnswer[] {
+function errorAnswers(op: Operation): ErrorAnswer[] {
   const read = ['query parameter', 'header', ...(op.body ? ['body field'] : [])];
   const answers: (ErrorAnswer | null)[] = [
     {

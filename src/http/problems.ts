@@ -8,7 +8,7 @@ import { NOSNIFF } from './security-headers.ts';
  * is not an ApiError or a client error Fastify found is a 500 whose detail says nothing
  * of internals (DECISIONS "HTTP and errors").
  */
-export function sendProblem(reply: FastifyReply, err: ApiError, errorsUrl: string): FastifyReply {
+function sendProblem(reply: FastifyReply, err: ApiError, errorsUrl: string): FastifyReply {
   for (const [name, value] of Object.entries(err.options.headers ?? {})) reply.header(name, value);
   return reply
     .code(err.status)

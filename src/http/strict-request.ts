@@ -32,7 +32,7 @@ export function refuseRepeatedHeaders(rawHeaders: string[], names: ReadonlySet<s
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Whether a query string decodes to well-formed UTF-8 (percent-escapes and any raw bytes). */
-export function wellFormedQuery(query: string): boolean {
+function wellFormedQuery(query: string): boolean {
   // Node hands over the request target's bytes as latin1 characters; most are plain ASCII.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: any byte outside ASCII
   if (/[^\x00-\x7f]/.test(query)) {

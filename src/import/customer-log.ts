@@ -13,7 +13,7 @@ import type { WritePipeline } from '../resources/writes/write.pipeline.ts';
  * `list:<id>` (null: not a member).
  */
 /** Who the log says made an import's changes. */
-export const IMPORT_OPERATOR = 'import';
+const IMPORT_OPERATOR = 'import';
 
 export interface CustomerLinks {
   tags: Map<string, TagLinkState>;

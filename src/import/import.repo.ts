@@ -233,7 +233,7 @@ function chunks<T>(items: T[]): T[][] {
  * ends (an UPDATE that changes nothing takes the row lock on PostgreSQL; SQLite's write
  * transaction is already the only one), so what the log says they were is what was replaced.
  */
-export async function holdCustomers(tx: Tx, workspaceId: string, ids: string[]): Promise<Map<string, CustomerTable>> {
+async function holdCustomers(tx: Tx, workspaceId: string, ids: string[]): Promise<Map<string, CustomerTable>> {
   const held = new Map<string, CustomerTable>();
   for (const part of chunks([...ids].sort())) {
     const rows = await tx
@@ -249,7 +249,7 @@ export async function holdCustomers(tx: Tx, workspaceId: string, ids: string[]):
 }
 
 /** The customers' tag and list memberships as they are now. */
-export async function linksOf(tx: Queryable, workspaceId: string, ids: string[]): Promise<Map<string, CustomerLinks>> {
+async function linksOf(tx: Queryable, workspaceId: string, ids: string[]): Promise<Map<string, CustomerLinks>> {
   const tags: CustomerTagTable[] = [];
   const lists: CustomerListTable[] = [];
   for (const part of chunks(ids)) {

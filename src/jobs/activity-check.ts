@@ -25,14 +25,15 @@ import {
   requestsBetween,
   type CandidateKey,
 } from './activity.repo.ts';
-import { notifyKeyPaused, type MailSettings } from './pause-email.ts';
+import type { MailSettings } from './mailer.ts';
+import { notifyKeyPaused } from './pause-email.ts';
 
 /**
  * The unusual-activity check (SPEC "Limits" 5, DECISIONS "Unusual activity"): judges every
  * live active key, pauses the unusual ones with their reason and time, and emails the
  * people who manage keys. Hourly inside the server and on demand from the CLI.
  */
-export const JOB_LOCK = 'activity-check';
+const JOB_LOCK = 'activity-check';
 
 export interface ActivityCheckDeps {
   store: Writer;

@@ -52,7 +52,7 @@ export function customerThreshold(workspaceLiveCustomers: number): number | null
   return workspaceLiveCustomers < CUSTOMER_RULE_MIN_WORKSPACE ? null : Math.floor(workspaceLiveCustomers / 2);
 }
 
-export function customerVerdict(a: KeyActivity): Verdict | null {
+function customerVerdict(a: KeyActivity): Verdict | null {
   const threshold = customerThreshold(a.workspaceLiveCustomers);
   if (threshold === null || a.customersSent <= threshold) return null;
   return {
@@ -81,7 +81,7 @@ export function requestThreshold(a: KeyActivity, now: number): number | null {
   return Math.floor(Math.max(BURST_FLOOR, BURST_FACTOR * hourlyAverage(a, hour.from).average));
 }
 
-export function requestVerdict(a: KeyActivity, now: number): Verdict | null {
+function requestVerdict(a: KeyActivity, now: number): Verdict | null {
   const threshold = requestThreshold(a, now);
   if (threshold === null || a.lastHourRequests <= threshold) return null;
   const hour = judgedHour(now);

@@ -21,7 +21,7 @@ interface KeyBuffer {
  * customers a second, which outlasts an outage anyone lets run, and no more, so an outage of
  * a day costs counts (the unusual-activity check undercounts), never the process.
  */
-export const MAX_BUFFERED_ROWS = 200_000;
+const MAX_BUFFERED_ROWS = 200_000;
 
 /** The longest wait between flushes while they fail: the backoff doubles from flushMs up to this. */
 export const MAX_BACKOFF_MS = 5 * 60_000;

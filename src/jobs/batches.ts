@@ -4,7 +4,7 @@
  */
 export const BATCH = 5_000;
 /** A run stops after this many batches; the next run carries on where it stopped. */
-export const MAX_BATCHES = 1_000;
+const MAX_BATCHES = 1_000;
 
 /** Runs `deleteBatch` until a batch deletes nothing; answers the rows deleted. */
 export async function deleteInBatches(

@@ -40,7 +40,7 @@ export async function purgeUndoJobs(store: Writer, clock: Clock): Promise<number
 }
 
 /** The daily purge: the year-long logs (and the undo jobs), under one job lock. */
-export async function purgeYearOldLogs(store: Writer, clock: Clock): Promise<number> {
+async function purgeYearOldLogs(store: Writer, clock: Clock): Promise<number> {
   return (
     (await purgeChangeLog(store, clock)) + (await purgeAuditLog(store, clock)) + (await purgeUndoJobs(store, clock))
   );

@@ -2,30 +2,37 @@ import type { Tx } from '../db/schema.ts';
 import type { Writer } from '../db/write.ts';
 import type { WebhookEndpointTable } from '../db/tables/webhook.ts';
 import type { Clock } from '../lib/time.ts';
+import type { AuditActor } from '../resources/audit/audit.model.ts';
+import { recordAudit } from '../resources/audit/audit.service.ts';
 import { disableIfFailingSince, noteAttempt } from '../resources/webhooks/webhook-endpoint.repo.ts';
 import { FAILING_DISABLE_MS } from '../resources/webhooks/webhook.model.ts';
-import { emailKeyManagers, type MailSettings } from './pause-email.ts';
+import type { MailSettings } from './mailer.ts';
+import { emailKeyManagers } from './pause-email.ts';
 
 /** An endpoint's run of failures (DECISIONS "Webhooks"): after 3 days of nothing but failures it is disabled. */
 
-/** A recorded attempt ends or starts the endpoint's run of failures; answers whether it disabled the endpoint. */
+const FAILING_REASON = 'every delivery failed for 3 days';
+/** The disable is in the workspace's audit log as the service's own, as the activity check's pauses are. */
+const HEALTH_ACTOR: AuditActor = { kind: 'system', name: 'webhook delivery' };
+
+/**
+ * A recorded attempt ends or starts the endpoint's run of failures; a run of 3 days disables
+ * the endpoint, with its audit entry in the same transaction. Answers whether it disabled it.
+ */
 export async function noteEndpointAttempt(
   tx: Tx,
   endpoint: Pick<WebhookEndpointTable, 'workspace_id' | 'id'>,
   ok: boolean,
   at: number,
 ): Promise<boolean> {
-  await noteAttempt(tx, endpoint.workspace_id, endpoint.id, ok, at);
+  const { workspace_id: workspaceId, id } = endpoint;
+  await noteAttempt(tx, workspaceId, id, ok, at);
   if (ok) return false;
-  const disabled = await disableIfFailingSince(
-    tx,
-    endpoint.workspace_id,
-    endpoint.id,
-    at - FAILING_DISABLE_MS,
-    'every delivery failed for 3 days',
-    at,
-  );
-  return disabled !== undefined;
+  const disabled = await disableIfFailingSince(tx, workspaceId, id, at - FAILING_DISABLE_MS, FAILING_REASON, at);
+  if (!disabled) return false;
+  const detail = { reason: FAILING_REASON };
+  await recordAudit(tx, { workspaceId, at, by: HEALTH_ACTOR, action: 'webhook.disabled', target: id, detail });
+  return true;
 }
 
 /** Tells the workspace's key managers an endpoint was disabled; the disable has committed, so a failed email is only logged. */

@@ -49,10 +49,9 @@ function guardedLookup(): LookupFunction {
   return ((hostname: string, options: LookupOptions, callback: (...args: unknown[]) => void) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err);
-      for (const a of addresses) {
-        const why = refusedAddress(a.address);
-        if (why) return callback(new RefusedAddress(`refused at connect: ${hostname} resolved to ${why}`));
-      }
+      // The attempt's error never names the address: an endpoint's owner would learn the API's own network.
+      if (addresses.some((a) => refusedAddress(a.address) !== null))
+        return callback(new RefusedAddress(`refused at connect: ${hostname} resolved to a private address`));
       if (options.all) return callback(null, addresses);
       return callback(null, addresses[0]!.address, addresses[0]!.family);
     });

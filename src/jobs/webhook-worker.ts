@@ -11,7 +11,7 @@ import {
 } from '../resources/webhooks/webhook-outbox.repo.ts';
 import { payloadFor } from '../resources/webhooks/webhook-payload.model.ts';
 import { noteEndpointAttempt, tellDisabled } from './webhook-endpoint-health.ts';
-import type { MailSettings } from './pause-email.ts';
+import type { MailSettings } from './mailer.ts';
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, postWebhook } from './webhook-sender.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 
 /** SPEC "Conventions": a lowercase prefix, an underscore, then 22 characters. */
-export const ID_PREFIX = {
+const ID_PREFIX = {
   customer: 'cus',
   tag: 'tag',
   list: 'lst',

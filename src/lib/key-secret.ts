@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { randomBase62, toBase62 } from './ids.ts';
 
 /**
@@ -9,24 +10,6 @@ import { randomBase62, toBase62 } from './ids.ts';
 export type KeyMode = 'test' | 'live';
 
 const SHAPE = /^vw_(test|live)_([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/;
-
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-export function crc32(text: string): number {
-  let crc = 0xffffffff;
-  for (const byte of Buffer.from(text, 'utf8')) {
-    crc = CRC_TABLE[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
 
 export function newKeySecret(mode: KeyMode): string {
   const body = `vw_${mode}_${randomBase62(32)}`;

@@ -57,7 +57,7 @@ class KeyTools {
   }
 }
 
-export async function buildMcpServer(settings: McpSettings): Promise<{ server: McpServer; summary: string }> {
+async function buildMcpServer(settings: McpSettings): Promise<{ server: McpServer; summary: string }> {
   const api = new VenueApi(settings);
   const server = new McpServer({ name: 'venue-api', version: '0.1.0' }, { instructions: INSTRUCTIONS });
   const tools = new KeyTools(server, api);

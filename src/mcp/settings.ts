@@ -8,7 +8,7 @@ export interface McpSettings {
   apiKey: string;
 }
 
-export const DEFAULT_API_URL = 'http://127.0.0.1:8080';
+const DEFAULT_API_URL = 'http://127.0.0.1:8080';
 
 export function readMcpSettings(env: NodeJS.ProcessEnv = process.env): McpSettings {
   const apiKey = env.VENUE_API_KEY?.trim() ?? '';

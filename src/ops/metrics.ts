@@ -27,7 +27,7 @@ export interface MetricsOptions {
  * Prometheus metrics of one process (docs/operations.md), in a registry of its own so
  * several apps in one process (the tests) never share counters.
  */
-export function createMetrics({ db, limits }: MetricsOptions): Registry {
+function createMetrics({ db, limits }: MetricsOptions): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   new Counter({

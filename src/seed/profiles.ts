@@ -32,7 +32,7 @@ const digits = (n: number) => Array.from({ length: n }, () => int(0, 9)).join(''
 
 const AU_AREA: Record<string, string> = { NSW: '2', VIC: '3', QLD: '7', WA: '8', SA: '8' };
 
-export const PROFILES: Record<string, CountryProfile> = {
+const PROFILES: Record<string, CountryProfile> = {
   AU: {
     country: 'AU',
     priceFactor: 1,

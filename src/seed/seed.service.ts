@@ -45,7 +45,7 @@ export interface SeedCounts {
   gift_cards: number;
 }
 
-export const MAX_SEED_CUSTOMERS = 10_000_000;
+const MAX_SEED_CUSTOMERS = 10_000_000;
 /**
  * Customers (with their bookings, orders, tickets and gift cards) written per transaction:
  * large enough that a page of each index is written a few times per commit, small enough

@@ -1,5 +1,5 @@
 /** URL-ish names: `Kids' Birthday Party` -> `kids-birthday-party`, made unique within a table. */
-export function slugify(name: string): string {
+function slugify(name: string): string {
   return name
     .toLowerCase()
     .normalize('NFKD')

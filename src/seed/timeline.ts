@@ -52,7 +52,7 @@ function wallClock(timeZone: string, utcMs: number): number {
  * The zone's offset from UTC at an instant. Offsets change on the hour (DST), so one
  * look-up per zone and hour is cached: the seeder asks this hundreds of thousands of times.
  */
-export function zoneOffset(timeZone: string, utcMs: number): number {
+function zoneOffset(timeZone: string, utcMs: number): number {
   const hour = Math.floor(utcMs / 3_600_000);
   const key = `${timeZone}|${hour}`;
   let offset = offsets.get(key);

@@ -11,6 +11,7 @@ import {
 import { resolveSession, startSession } from '../../src/resources/staff/session.service.ts';
 import { changeStaffRole, listWorkspaceStaff, removeStaff } from '../../src/resources/staff/staff-admin.service.ts';
 import { createWorkspace, type StaffMember } from '../../src/resources/workspaces/workspace.service.ts';
+import { startSmtpSink } from '../helpers/smtp-sink.ts';
 import { addStaffWithHash, cheapPasswordHash } from '../helpers/staff.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 
@@ -161,6 +162,29 @@ describe.each(ENGINES)('staff management on %s', { timeout: 60_000 }, (engine) =
     await expect(
       inviteStaff(storage, clock.fn, MAIL, { workspaceId: ws.id, email: 'new.person@example.com', role: 'staff', by }),
     ).rejects.toThrow(/already staff/);
+  });
+
+  it('an invitation goes over SMTP when it is set, and is kept for owners only, with the error, when SMTP refuses it', async () => {
+    const { ws, by } = await workspace();
+    const invite = (smtpUrl: string, email: string) =>
+      inviteStaff(storage, clock.fn, { ...MAIL, smtpUrl }, { workspaceId: ws.id, email, role: 'staff', by });
+    const sink = await startSmtpSink();
+    try {
+      const sent = await invite(sink.url, 'a@example.com');
+      expect(sent.delivery).toBe('sent');
+      const [received] = await sink.waitFor(1);
+      expect(received!.to).toEqual(['a@example.com']);
+      expect(received!.text).toContain(sent.link);
+    } finally {
+      await sink.close();
+    }
+    const kept = await invite('smtp://127.0.0.1:1', 'b@example.com');
+    expect(kept.delivery).toBe('kept');
+    const outbox = await listOutbox(storage.db, ws.id, { offset: 0, limit: 10 }, { owner: true });
+    expect(outbox.emails.map((e) => [e.recipient, e.owners_only, e.error !== null])).toEqual([
+      ['b@example.com', 1, true],
+    ]);
+    expect((await listOutbox(storage.db, ws.id, { offset: 0, limit: 10 })).total).toBe(0);
   });
 
   it('an invitation expires after 72 hours, and a newer one to the same email replaces it', async () => {

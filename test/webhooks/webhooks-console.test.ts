@@ -152,6 +152,16 @@ describe.each(ENGINES)('console webhooks on %s', (engine) => {
     expect(textOf(res.body)).toContain('https only');
   });
 
+  it("a URL over 2,048 characters is refused with the CLI's message, never cut and saved", async () => {
+    await manager.get('/console/webhooks');
+    const url = receiver.url(`/${'a'.repeat(2100)}`);
+    const res = await manager.post('/console/webhooks', { url, mode: 'test', events: '*' });
+    expect(res.statusCode).toBe(400);
+    expect(textOf(res.body)).toContain('url: at most 2048 characters');
+    const rows = await t.storage.db.selectFrom('webhook_endpoints').select('url').execute();
+    expect(rows.filter((r) => r.url.includes('aaaa'))).toEqual([]);
+  });
+
   it('staff get 403, and a form without its CSRF token is refused', async () => {
     expect((await staff.get('/console/webhooks')).statusCode).toBe(403);
     expect((await staff.post('/console/webhooks', { url: receiver.url(), mode: 'test' })).statusCode).toBe(403);

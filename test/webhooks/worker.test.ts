@@ -186,7 +186,7 @@ describe.each(ENGINES)('the webhook worker on %s', (engine) => {
     expect((await endpoint(b)).status).toBe('enabled');
   });
 
-  it('an endpoint failing everything for 3 days is disabled once, and emailed about once', async () => {
+  it('an endpoint failing everything for 3 days is disabled once, audited and emailed about once', async () => {
     await events(30);
     const [a, b] = endpoints as [string, string];
     const w = worker(
@@ -212,6 +212,17 @@ describe.each(ENGINES)('the webhook worker on %s', (engine) => {
       .execute();
     expect(mail).toHaveLength(1);
     await storage.db.deleteFrom('outbox').execute();
+    // The service's own act is in the audit log, as the activity check's pauses are.
+    const audit = await storage.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('target', '=', b)
+      .where('action', '=', 'webhook.disabled')
+      .execute();
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ workspace_id: workspaceId, actor_kind: 'system', source: 'system' });
+    expect(Number(audit[0]!.at)).toBe(Number((await endpoint(b)).updated_at));
+    expect(JSON.parse(audit[0]!.detail)).toEqual({ reason: 'every delivery failed for 3 days' });
   });
 
   it('a started worker claims what this process writes at once, without waiting for its poll', async () => {

@@ -53,7 +53,8 @@ export async function webhooksRoutes(app: FastifyInstance, { storage, clock, web
 
   app.post('/webhooks', { preHandler: managesKeys }, async (request, reply) => {
     const values: WebhookFormValues = {
-      url: formText(request, 'url', 2048).trim(),
+      // Whole, not cut to the limit: the service refuses a URL over it, as it does the CLI's.
+      url: formText(request, 'url', Number.POSITIVE_INFINITY).trim(),
       mode: formText(request, 'mode') === 'live' ? 'live' : 'test',
       events: formText(request, 'events').trim() || '*',
       contacts_masked: formFields(request).contacts_masked === 'on',

@@ -41,7 +41,7 @@ function withStatementCache(database: SQLite.Database, max = 500): SqliteDatabas
  * meanwhile, so the server waits only this long and answers 503 (src/db/unavailable.ts); the CLI,
  * which serves nobody while it waits, asks for longer.
  */
-export const DEFAULT_BUSY_TIMEOUT_MS = 50;
+const DEFAULT_BUSY_TIMEOUT_MS = 50;
 
 /**
  * SQLite's page cache a connection keeps (MiB), on top of the operating system's cache of

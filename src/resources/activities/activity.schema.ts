@@ -1,7 +1,7 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { IdOf, Instant, Nullable, NullableEnum, NullableInteger, NullableString, described } from '../wire.schema.ts';
 
-export const PRICING_MODELS = ['per_head', 'flat_rate'] as const;
+const PRICING_MODELS = ['per_head', 'flat_rate'] as const;
 
 /** The price members an activity and a package share, integer cents or null. */
 export const PRICE_FIELDS = {
@@ -12,7 +12,7 @@ export const PRICE_FIELDS = {
 
 const Prices = Type.Object(PRICE_FIELDS);
 
-export const GuestLimits = Type.Object(
+const GuestLimits = Type.Object(
   {
     min_adults: described(NullableInteger, 'Fewest adults a booking may have.'),
     max_adults: described(NullableInteger, 'Most adults a booking may have.'),

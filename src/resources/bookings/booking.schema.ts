@@ -13,7 +13,7 @@ import {
 } from '../wire.schema.ts';
 
 /** SPEC "States and transitions": the values `status.type` can take. */
-export const BOOKING_STATUS_TYPES = ['active', 'completed', 'cancelled', 'hold', 'expired'] as const;
+const BOOKING_STATUS_TYPES = ['active', 'completed', 'cancelled', 'hold', 'expired'] as const;
 
 const Product = Type.Object({
   object: Type.Union([Type.Literal('activity'), Type.Literal('package'), Type.Literal('event')], {

@@ -2,7 +2,7 @@ import type { Db } from '../../db/schema.ts';
 import type { Change } from './change.model.ts';
 import { keyLogPage } from './key-log.repo.ts';
 
-export const HISTORY_PAGE_SIZE = 20;
+const HISTORY_PAGE_SIZE = 20;
 
 export interface KeyHistoryPage {
   changes: Change[];

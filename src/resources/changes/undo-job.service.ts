@@ -29,7 +29,7 @@ export type UndoJob = UndoJobTable;
 /** Queued or running: a second undo of the key is refused meanwhile. */
 export const isOpen = (job: UndoJob): boolean => job.status === 'queued' || job.status === 'running';
 
-export const UNDO_RUNNING =
+const UNDO_RUNNING =
   "An undo of this key's changes is already running; its progress is on the key's page. Start another once it has finished.";
 
 /** Queues an undo of the key's changes made until now; refused (409) while one is queued or running. */
@@ -178,7 +178,7 @@ export function latestUndo(db: Queryable, workspaceId: string, keyId: string): P
   return latestUndoJob(db, workspaceId, keyId);
 }
 
-export const SKIPS_PAGE_SIZE = 50;
+const SKIPS_PAGE_SIZE = 50;
 
 /** The key's latest undo job as its page shows it: progress, and a page of what it skipped. */
 export interface UndoJobView {

@@ -93,13 +93,13 @@ function touched(change: Change): string[] {
   return Object.keys(change.after ?? {});
 }
 
-export function readField(state: CustomerState, field: string): unknown {
+function readField(state: CustomerState, field: string): unknown {
   if (field.startsWith('tag:')) return state.tags.get(field.slice(4)) ?? null;
   if (field.startsWith('list:')) return state.lists.get(field.slice(5)) ?? null;
   return state.row[field as keyof CustomerTable];
 }
 
-export function writeField(state: CustomerState, field: string, value: unknown): void {
+function writeField(state: CustomerState, field: string, value: unknown): void {
   const set = <V>(map: Map<string, V>, id: string) => (value === null ? map.delete(id) : map.set(id, value as V));
   if (field.startsWith('tag:')) set(state.tags, field.slice(4));
   else if (field.startsWith('list:')) set(state.lists, field.slice(5));

@@ -6,7 +6,7 @@ import { countPending, pendingPage } from './undo.repo.ts';
 import type { Skip } from './undo-plan.model.ts';
 import { planFor, revertLines, type RevertLine } from './undo.service.ts';
 
-export const PREVIEW_PAGE_SIZE = 20;
+const PREVIEW_PAGE_SIZE = 20;
 
 /** One page of what an undo of a key would do now, newest change first. */
 export interface UndoPreviewPage {

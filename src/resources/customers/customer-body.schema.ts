@@ -6,7 +6,7 @@ import { Nullable, NullableEnum } from '../wire.schema.ts';
  * field, at the top or inside `address`, is a 400 (DECISIONS "Customers"). The maximum
  * lengths are ours (SPEC leaves them open) and are listed in docs/behaviour.md.
  */
-export const MAX_LENGTH = {
+const MAX_LENGTH = {
   name: 100,
   company: 200,
   email: 254, // RFC 5321's longest deliverable address
@@ -19,7 +19,7 @@ export const MAX_LENGTH = {
 
 const text = (max: number, description: string) => Nullable(Type.String({ maxLength: max, description }));
 
-export const AddressBody = Type.Object(
+const AddressBody = Type.Object(
   {
     line1: Type.Optional(text(MAX_LENGTH.address_line, 'Street address.')),
     line2: Type.Optional(text(MAX_LENGTH.address_line, 'Apartment, unit or building.')),

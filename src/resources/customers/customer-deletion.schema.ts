@@ -6,7 +6,7 @@ import { Customer, CustomerFilters } from './customer.schema.ts';
  * A customer deleted since `updated_since`, as `GET /customers?include_deleted=true` lists it
  * (DECISIONS "Webhooks", "Deletions for pollers"): in the place the customer held in the list.
  */
-export const CustomerDeletion = Type.Object(
+const CustomerDeletion = Type.Object(
   {
     id: IdOf('cus'),
     object: Type.Literal('customer', { description: 'Always `customer`.' }),
@@ -15,7 +15,7 @@ export const CustomerDeletion = Type.Object(
   },
   { description: 'A customer deleted at or after `updated_since`: remove your copy of it.' },
 );
-export type CustomerDeletion = Static<typeof CustomerDeletion>;
+type CustomerDeletion = Static<typeof CustomerDeletion>;
 
 /** A customer list's item: a customer, or (with `include_deleted=true`) a deletion. */
 export const CustomerListItem = Type.Unsafe<Customer | CustomerDeletion>({

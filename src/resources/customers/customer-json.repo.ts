@@ -170,7 +170,7 @@ const PAGE = new PreparedQuery<PageParams, CustomerJsonRow>((db, param, shape) =
   return pageSteps(query, 'customers', since, after, param('take'));
 });
 
-export function readParams(reader: CustomerReader): ReadParams {
+function readParams(reader: CustomerReader): ReadParams {
   return {
     workspaceId: reader.workspaceId,
     livemode: reader.livemode ? 1 : 0,

@@ -37,6 +37,52 @@ const ListParams = Type.Object({
   listId: Type.String({ description: 'The `lst_` id of the list to take the customer off.' }),
 });
 
+/**
+ * The tag and list memberships, one route to add and one to remove per kind: the addition
+ * takes the id in its body (a POST, with Idempotency-Key), the removal in its path.
+ */
+const MEMBERSHIPS = [
+  {
+    kind: 'tag',
+    member: true,
+    summary: 'Tag a customer',
+    description:
+      'Adds an existing tag (`tag_` id) to the customer; tags are made in the workspace, not through the API. Tagging a customer who has the tag already changes nothing and is not an error.',
+  },
+  {
+    kind: 'tag',
+    member: false,
+    summary: 'Untag a customer',
+    description:
+      'Takes a tag off the customer. Removing a tag the customer does not have is not an error. Counts against the daily removal budget.',
+  },
+  {
+    kind: 'list',
+    member: true,
+    summary: 'Add a customer to a list',
+    description:
+      'Adds the customer to an existing list (`lst_` id); lists are made in the workspace, not through the API. A customer who left the list is put back.',
+  },
+  {
+    kind: 'list',
+    member: false,
+    summary: 'Remove a customer from a list',
+    description: 'Takes the customer off the list. Counts against the daily removal budget.',
+  },
+] as const;
+
+const MEMBERSHIP_KINDS = {
+  tag: { permission: 'customers.tags', body: TagBody, params: TagParams },
+  list: { permission: 'customers.lists', body: ListBody, params: ListParams },
+} as const;
+
+/** What a membership route's schemas let through. */
+interface MembershipRoute {
+  Params: { id: string; tagId?: string; listId?: string };
+  Body: { tag?: string; list?: string } | undefined;
+  Headers: { 'if-match'?: string };
+}
+
 const versioned = (r: CustomerResult): Presented => ({ body: r.record, headers: { ETag: etagOf(r.version) } });
 const plain = (body: unknown): Presented => ({ body });
 
@@ -133,102 +179,34 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
       }),
   );
 
-  app.post(
-    '/customers/:id/tags',
-    options({
-      permission: 'customers.tags',
-      summary: 'Tag a customer',
-      description:
-        'Adds an existing tag (`tag_` id) to the customer; tags are made in the workspace, not through the API. Tagging a customer who has the tag already changes nothing and is not an error.',
-      status: 200,
-      response: Customer,
-      params: IdParams,
-      body: TagBody,
-      headers: IdempotencyIfMatchHeaders,
-    }),
-    async (request, reply) => {
-      const input = {
-        customerId: request.params.id,
-        kind: 'tag' as const,
-        id: request.body.tag,
-        member: true,
-        ifMatch: parseIfMatch(request.headers['if-match']),
-      };
-      return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
-    },
-  );
-
-  app.delete(
-    '/customers/:id/tags/:tagId',
-    options({
-      permission: 'customers.tags',
-      summary: 'Untag a customer',
-      description:
-        'Takes a tag off the customer. Removing a tag the customer does not have is not an error. Counts against the daily removal budget.',
-      status: 200,
-      response: Customer,
-      params: TagParams,
-      headers: IfMatchHeader,
-    }),
-    async (request, reply) => {
-      const input = {
-        customerId: request.params.id,
-        kind: 'tag' as const,
-        id: request.params.tagId,
-        member: false,
-        ifMatch: parseIfMatch(request.headers['if-match']),
-      };
-      return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
-    },
-  );
-
-  app.post(
-    '/customers/:id/lists',
-    options({
-      permission: 'customers.lists',
-      summary: 'Add a customer to a list',
-      description:
-        'Adds the customer to an existing list (`lst_` id); lists are made in the workspace, not through the API. A customer who left the list is put back.',
-      status: 200,
-      response: Customer,
-      params: IdParams,
-      body: ListBody,
-      headers: IdempotencyIfMatchHeaders,
-    }),
-    async (request, reply) => {
-      const input = {
-        customerId: request.params.id,
-        kind: 'list' as const,
-        id: request.body.list,
-        member: true,
-        ifMatch: parseIfMatch(request.headers['if-match']),
-      };
-      return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
-    },
-  );
-
-  app.delete(
-    '/customers/:id/lists/:listId',
-    options({
-      permission: 'customers.lists',
-      summary: 'Remove a customer from a list',
-      description: 'Takes the customer off the list. Counts against the daily removal budget.',
-      status: 200,
-      response: Customer,
-      params: ListParams,
-      headers: IfMatchHeader,
-    }),
-    async (request, reply) => {
-      const input = {
-        customerId: request.params.id,
-        kind: 'list' as const,
-        id: request.params.listId,
-        member: false,
-        ifMatch: parseIfMatch(request.headers['if-match']),
-      };
-      return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
-    },
-  );
+  for (const { kind, member, summary, description } of MEMBERSHIPS) {
+    const { permission, body, params } = MEMBERSHIP_KINDS[kind];
+    instance.route<MembershipRoute>({
+      method: member ? 'POST' : 'DELETE',
+      url: member ? `/customers/:id/${kind}s` : `/customers/:id/${kind}s/:${kind}Id`,
+      ...options<TSchema, TSchema, TSchema>({
+        permission,
+        summary,
+        description,
+        status: 200,
+        response: Customer,
+        ...(member
+          ? { params: IdParams, body, headers: IdempotencyIfMatchHeaders }
+          : { params, headers: IfMatchHeader }),
+      }),
+      handler: async (request, reply) => {
+        const input = {
+          customerId: request.params.id,
+          kind,
+          // Present: the route's schema requires it.
+          id: (member ? request.body?.[kind] : request.params[`${kind}Id`])!,
+          member,
+          ifMatch: parseIfMatch(request.headers['if-match']),
+        };
+        return answerWrite(request, reply, { service: changeMembership, input, status: 200, present: versioned });
+      },
+    });
+  }
 
   app.delete(
     '/test-data',

@@ -41,7 +41,7 @@ export async function presentCustomer(tx: Tx, actor: Actor, id: string): Promise
   return { record: new JsonText(row.record, [row.id]), version: String(row.version) };
 }
 
-export function pickEditable(row: Pick<CustomerTable, (typeof EDITABLE)[number]>): Record<string, unknown> {
+function pickEditable(row: Pick<CustomerTable, (typeof EDITABLE)[number]>): Record<string, unknown> {
   return Object.fromEntries(EDITABLE.map((c) => [c, row[c]]));
 }
 

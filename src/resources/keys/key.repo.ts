@@ -34,7 +34,7 @@ type KeyRow = Omit<ApiKeyTable, 'secret_hash' | 'created_by' | 'agreed_by' | 'ag
   workspace_limits: string;
 };
 
-export function rowToKey(row: KeyRow): ApiKey {
+function rowToKey(row: KeyRow): ApiKey {
   const workspaceLimits = JSON.parse(row.workspace_limits) as { requests_per_minute?: number };
   return {
     id: row.id,
@@ -140,15 +140,6 @@ export async function markKeysUsed(tx: Tx, lastUse: Map<string, number>): Promis
       .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
       .execute();
   }
-}
-
-export async function listKeys(db: Queryable, workspaceId: string): Promise<ApiKey[]> {
-  const rows = await selectKeys(db)
-    .where('api_keys.workspace_id', '=', workspaceId)
-    .orderBy('api_keys.created_at', 'desc')
-    .orderBy('api_keys.id', 'desc')
-    .execute();
-  return rows.map(rowToKey);
 }
 
 export async function countLiveKeys(db: Queryable, workspaceId: string): Promise<number> {

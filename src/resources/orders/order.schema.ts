@@ -11,7 +11,7 @@ import {
   described,
 } from '../wire.schema.ts';
 
-export const ORDER_TYPES = ['booking', 'event', 'gift_card', 'pos'] as const;
+const ORDER_TYPES = ['booking', 'event', 'gift_card', 'pos'] as const;
 
 const OrderLine = Type.Object({
   id: Type.String({ description: "The line's id within the order." }),

@@ -2,8 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../db/schema.ts';
 import type { Writer } from '../../db/write.ts';
 import { ApiError, notFound } from '../../errors.ts';
-import { sendOrKeep } from '../../jobs/mailer.ts';
-import type { MailSettings } from '../../jobs/pause-email.ts';
+import { type MailSettings, sendOrKeep } from '../../jobs/mailer.ts';
 import { newId } from '../../lib/ids.ts';
 import { hashPassword } from '../../lib/password.ts';
 import type { Clock } from '../../lib/time.ts';
@@ -30,7 +29,7 @@ export const INVITATION_TTL_MS = 72 * 3_600_000;
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
 
-export const invitationPath = (token: string) => `/console/invitations/${token}`;
+const invitationPath = (token: string) => `/console/invitations/${token}`;
 
 export interface SentInvitation {
   email: string;
@@ -79,24 +78,26 @@ export async function inviteStaff(
     });
   });
   const link = `${mail.baseUrl}${invitationPath(token)}`;
-  const delivery = await sendOrKeep(
+  const { sent } = await sendOrKeep(
     store,
     clock,
     mail,
     input.workspaceId,
-    {
-      to: email,
-      subject: `You are invited to ${workspace.name}'s developer settings`,
-      text: [
-        `${input.by.email} invited you to the developer settings of ${workspace.name} as ${role.replace('_', ' ')}.`,
-        '',
-        `Accept by ${new Date(expiresAt).toISOString()} (the link works once):`,
-        link,
-      ].join('\n'),
-    },
+    [
+      {
+        to: email,
+        subject: `You are invited to ${workspace.name}'s developer settings`,
+        text: [
+          `${input.by.email} invited you to the developer settings of ${workspace.name} as ${role.replace('_', ' ')}.`,
+          '',
+          `Accept by ${new Date(expiresAt).toISOString()} (the link works once):`,
+          link,
+        ].join('\n'),
+      },
+    ],
     { ownersOnly: true },
   );
-  return { email, role, link, expiresAt, delivery };
+  return { email, role, link, expiresAt, delivery: sent > 0 ? 'sent' : 'kept' };
 }
 
 export interface InvitationView {

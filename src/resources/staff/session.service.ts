@@ -10,7 +10,7 @@ import { deleteExpiredSessions, deleteSession, findSession, insertSession, touch
  * ends a session by deleting its row (sign-out, a password change) and every process sees it.
  * A session lasts 12 hours from sign-in, and ends sooner after 2 hours without a request.
  */
-export const SESSION_RULES = Object.freeze({ lifetimeMs: 12 * 60 * MINUTE_MS, idleMs: 2 * 60 * MINUTE_MS });
+const SESSION_RULES = Object.freeze({ lifetimeMs: 12 * 60 * MINUTE_MS, idleMs: 2 * 60 * MINUTE_MS });
 
 export interface StaffSession {
   staffId: string;

@@ -14,9 +14,9 @@ export function canManageKeys(role: StaffRole): boolean {
   return role === 'owner' || role === 'key_manager';
 }
 
-export const MIN_PASSWORD_LENGTH = 8;
+const MIN_PASSWORD_LENGTH = 8;
 /** scrypt takes any length; a bound keeps a pasted novel from costing the server. */
-export const MAX_PASSWORD_LENGTH = 200;
+const MAX_PASSWORD_LENGTH = 200;
 
 export function checkNewPassword(password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH)

@@ -82,7 +82,7 @@ function importedRecordEvents(): Record<string, { summary: string; schema: TSche
   );
 }
 
-export const WEBHOOK_EVENTS: Record<string, { summary: string; schema: TSchema }> = {
+const WEBHOOK_EVENTS: Record<string, { summary: string; schema: TSchema }> = {
   'customer.created': {
     summary: 'A customer was created (or restored)',
     schema: EventOf('customer.created', described(Customer, 'The customer as GET showed it right after.'), null),

@@ -8,7 +8,7 @@ import { toInstant } from '../../lib/time.ts';
  */
 
 /** The read-only collections whose records an import writes, by event prefix. */
-export const IMPORTED_OBJECTS = [
+const IMPORTED_OBJECTS = [
   'booking',
   'order',
   'ticket',

@@ -85,17 +85,24 @@ export async function checkWebhookUrl(raw: string, policy: WebhookPolicy): Promi
   if (raw.length > 2048) throw invalid('url: at most 2048 characters', [{ field: 'url', message: 'too long' }]);
   if (!policy.allowPrivate) {
     const host = hostOf(url);
-    let addresses: string[];
-    try {
-      addresses = isIpAddress(host) ? [host] : await (policy.resolve ?? resolveAll)(host);
-    } catch {
-      throw invalid(`url: the host ${host} does not resolve`, [{ field: 'url', message: 'host does not resolve' }]);
-    }
-    for (const address of addresses) {
-      const why = refusedAddress(address);
+    if (isIpAddress(host)) {
+      const why = refusedAddress(host);
       if (why)
         throw invalid(`url: ${host} is not a public address (${why})`, [
           { field: 'url', message: 'not a public address' },
+        ]);
+    } else {
+      let addresses: string[];
+      try {
+        addresses = await (policy.resolve ?? resolveAll)(host);
+      } catch {
+        throw invalid(`url: the host ${host} does not resolve`, [{ field: 'url', message: 'host does not resolve' }]);
+      }
+      // The answer never names what the name resolved to: that would tell anyone who can make
+      // an endpoint the addresses of the API's own network.
+      if (addresses.some((address) => refusedAddress(address) !== null))
+        throw invalid(`url: the host ${host} resolves to a private address`, [
+          { field: 'url', message: 'resolves to a private address' },
         ]);
     }
   }
