@@ -9,7 +9,6 @@ import {
   type SqliteDatabase,
 } from 'kysely';
 import { DatabaseUnavailable } from '../unavailable.ts';
-import type { BackgroundCheckpointer } from './sqlite-checkpointer.ts';
 
 /**
  * Group commit: the write transactions that run together share one COMMIT, so one fsync
@@ -81,7 +80,6 @@ export class GroupCommitDriver extends SqliteDriver {
   constructor(
     private readonly database: SQLite.Database,
     config: { database: SqliteDatabase },
-    private readonly checkpointer: BackgroundCheckpointer | null = null,
   ) {
     super(config);
   }
@@ -210,7 +208,6 @@ export class GroupCommitDriver extends SqliteDriver {
         throw err;
       }
       group.resolve();
-      this.checkpointer?.written();
     } finally {
       await this.releaseConnection();
     }
@@ -221,7 +218,6 @@ export class GroupCommitDriver extends SqliteDriver {
     try {
       await this.flush();
     } finally {
-      await this.checkpointer?.close();
       await super.destroy();
     }
   }
