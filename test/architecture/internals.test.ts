@@ -46,6 +46,12 @@ describe('no private internals of Node or a dependency under src/', () => {
     expect(found(KNOWN_INTERNALS)).toEqual([]);
   });
 
+  it('no module inside a package is imported by its path (lib/, dist/, internal/), only what the package exports', () => {
+    expect(
+      found(/\bfrom\s+['"](?!\.)(?:@[\w.-]+\/)?[\w.-]+\/(?:[\w.-]+\/)*(?:lib|dist|internal|src)\/[^'"]*['"]/g),
+    ).toEqual([]);
+  });
+
   it('no value is cast through unknown to a shape of its own, the way to a member its types hide', () => {
     expect(found(/\bas\s+unknown\s+as\s+\{/g)).toEqual([]);
   });
