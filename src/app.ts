@@ -14,7 +14,7 @@ import { countRefusedKey, rateLimit, refusedAddressGuard } from './http/rate-lim
 import { apiDocsRoutes } from './http/api-docs.ts';
 import { errorDocsRoute } from './http/error-docs.ts';
 import { openApiRoute, registerOpenApi } from './http/openapi.ts';
-import { clientErrorHandler } from './http/client-errors.ts';
+import { clientErrorHandler, followAnswers } from './http/client-errors.ts';
 import { refuseWhileClosing } from './http/closing.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { frameworkErrors, installProblemHandlers } from './http/problems.ts';
@@ -109,6 +109,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   log = app.log;
   // Connections past the cap are closed as they arrive (net.Server's maxConnections).
   app.server.maxConnections = config.maxConnections;
+  // What the client error handler needs to know of the answers under way.
+  followAnswers(app.server);
   app.addSchema(Problem);
   installValidators(app, [Problem]);
   installProblemHandlers(app, config.errorsUrl);

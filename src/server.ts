@@ -26,7 +26,6 @@ function openServerStorage(config: Config, onConnectionError: (err: Error) => vo
   return openAppStorage(config.databaseUrl, {
     sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
     sqliteCacheMiB: config.sqliteCacheMiB,
-    sqliteBackgroundCheckpoint: true,
     postgres: { ...postgresBounds(config, 'requests'), onConnectionError },
   });
 }

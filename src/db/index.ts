@@ -23,8 +23,6 @@ export interface StorageOptions {
   sqliteBusyTimeoutMs?: number;
   /** SQLite only: the connection's page cache (MiB); see dialects/sqlite.ts. */
   sqliteCacheMiB?: number;
-  /** SQLite only: checkpoint the WAL on a worker thread (the server; see dialects/sqlite-checkpointer.ts). */
-  sqliteBackgroundCheckpoint?: boolean;
   /** PostgreSQL only: the pool's timeouts and keep-alive; see dialects/postgres.ts. */
   postgres?: PostgresOptions;
 }
@@ -36,7 +34,6 @@ export async function openStorage(databaseUrl: string, options: StorageOptions =
     : (await import('./dialects/sqlite.ts')).createSqliteEngine(databaseUrl, {
         busyTimeoutMs: options.sqliteBusyTimeoutMs,
         cacheMiB: options.sqliteCacheMiB,
-        backgroundCheckpoint: options.sqliteBackgroundCheckpoint,
       });
   const db = new Kysely<Database>({ dialect: engine.dialect });
   const { write, writeHealth } = writePath(db, engine);

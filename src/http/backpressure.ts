@@ -11,17 +11,8 @@ import fp from 'fastify-plugin';
  */
 export const MAX_UNSENT_ANSWERS = 8;
 
-/**
- * Node's HTTP server stops reading a socket by setting `_paused` and pausing it; its own
- * listeners keep it stopped while the flag is set (a request body read, an answer finished)
- * and it clears the flag once its queued output drains. This plugin sets the same flag, and
- * sets it again whenever Node may have cleared it while requests still wait: Node's resume
- * takes effect a tick later, after this has run.
- */
-type HttpSocket = Socket & { _paused?: boolean; parser?: { resume(): void } | null };
-
 interface Connection {
-  socket: HttpSocket;
+  socket: Socket;
   /** Answers begun and not yet handed to the operating system (their 'close' has not fired). */
   unsent: number;
   /** Requests parsed and waiting for an earlier answer to go out; each resumes its hooks. */
@@ -30,19 +21,29 @@ interface Connection {
   holding: boolean;
   /** Whether a waiting request is due to start on the next turn of the event loop. */
   admitting: boolean;
+  /** Whether the next 'resume' event is heldAgain's own. */
+  resuming: boolean;
   /** The one listener, per connection, that every answer's 'close' calls. */
   sent: () => void;
 }
 
 const connections = new WeakMap<Socket, Connection>();
 
-function connectionOf(socket: HttpSocket): Connection {
+function connectionOf(socket: Socket): Connection {
   const known = connections.get(socket);
   if (known) return known;
-  const conn: Connection = { socket, unsent: 0, waiting: [], holding: false, admitting: false, sent: () => {} };
+  const conn: Connection = {
+    socket,
+    unsent: 0,
+    waiting: [],
+    holding: false,
+    admitting: false,
+    resuming: false,
+    sent: () => {},
+  };
   conn.sent = () => answerSent(conn);
   connections.set(socket, conn);
-  socket.on('drain', () => conn.holding && hold(conn));
+  socket.on('resume', () => conn.holding && heldAgain(conn));
   // A closed connection's waiting requests are dropped: nobody is left to answer.
   socket.once('close', () => (conn.waiting.length = 0));
   return conn;
@@ -50,15 +51,32 @@ function connectionOf(socket: HttpSocket): Connection {
 
 function hold(conn: Connection): void {
   conn.holding = true;
-  conn.socket._paused = true;
   conn.socket.pause();
+}
+
+/**
+ * Node resumes the socket of its own accord, as each request is parsed whole and as its own
+ * output drains; the 'resume' event comes a tick later, and Node starts reading with it.
+ * Paused again here, reading stops again. A pause() in the tick between leaves the stream
+ * marked paused though it reads, which another pause() would not change: resumed once more,
+ * its own 'resume' pauses it for good, unless Node, holding it itself, paused it first.
+ */
+function heldAgain(conn: Connection): void {
+  const ours = conn.resuming;
+  conn.resuming = false;
+  if (conn.socket.destroyed) return;
+  if (conn.socket.readableFlowing !== false) {
+    conn.socket.pause();
+  } else if (!ours) {
+    conn.resuming = true;
+    conn.socket.resume();
+  }
 }
 
 function release(conn: Connection): void {
   if (!conn.holding || conn.socket.destroyed) return;
   conn.holding = false;
-  conn.socket._paused = false;
-  conn.socket.parser?.resume();
+  conn.resuming = false;
   conn.socket.resume();
 }
 
@@ -69,10 +87,7 @@ function begin(conn: Connection, res: ServerResponse): void {
 
 function answerSent(conn: Connection): void {
   conn.unsent--;
-  if (conn.waiting.length === 0) return;
-  // Node may have resumed the socket as its own output drained: stop it again at once.
-  if (conn.holding) hold(conn);
-  admitNextTurn(conn);
+  if (conn.waiting.length > 0) admitNextTurn(conn);
 }
 
 /**

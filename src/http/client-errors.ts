@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError, toProblem } from '../errors.ts';
@@ -23,10 +23,23 @@ function problemFor(err: NodeJS.ErrnoException): ApiError {
   }
 }
 
-/** The socket's current response, when Node has already started it (then nothing more is written). */
+/** Each connection's answers not yet closed, from the server's public 'request' event. */
+const answers = new WeakMap<Socket, Set<ServerResponse>>();
+
+/** Follows the server's answers, so that a client error knows whether one is under way. */
+export function followAnswers(server: Server): void {
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const open = answers.get(req.socket) ?? new Set<ServerResponse>();
+    answers.set(req.socket, open);
+    open.add(res);
+    res.once('close', () => open.delete(res));
+  });
+}
+
+/** Whether an answer on the socket has begun and not all of it has gone out (then nothing more is written). */
 function answerStarted(socket: Socket): boolean {
-  const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  return current?.headersSent === true;
+  for (const res of answers.get(socket) ?? []) if (res.headersSent && !res.writableFinished) return true;
+  return false;
 }
 
 export function clientErrorHandler(errorsUrl: string, log: () => FastifyBaseLogger) {

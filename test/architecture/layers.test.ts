@@ -1,23 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { filesUnder, ROOT, SRC } from './source-files.ts';
 
 /**
  * The house rule (ARCHITECTURE.md "The house", CONVENTIONS "The house"): dependencies point one
  * way, cli / server -> app -> HTTP edge (http/, route files, ops/) -> services ->
  * repositories -> db. Checked on the import statements of every file under src/.
  */
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const SRC = join(ROOT, 'src');
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return filesUnder(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
 
 /** Every module a file names: static imports and re-exports, and (unless `staticOnly`) dynamic import(). */
 function specifiers(source: string, staticOnly = false): string[] {

@@ -12,8 +12,8 @@ import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 
 /**
  * dialects/postgres.ts: every statement with parameters goes to PostgreSQL as a named
- * statement, prepared once per connection, the names kept in a bounded cache per connection
- * (dialects/pg-statements.ts, unit-tested in pg-statements.test.ts).
+ * statement, prepared once per connection, up to a bound per connection past which the
+ * connection is replaced (dialects/pg-statements.ts, unit-tested in pg-statements.test.ts).
  * A pool of one connection makes pg_prepared_statements (which shows the session's own
  * statements) show what the server's requests left on it.
  */
@@ -77,42 +77,52 @@ describe.runIf(ENGINES.includes('postgres'))('named statements (postgres)', () =
     }
   });
 
-  it('keeps at most the bound of statements per connection, and runs an evicted one again', async () => {
+  const backend = async (storage: Storage) =>
+    (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(storage.db)).rows[0]!.pid;
+
+  it('keeps at most the bound of statements on a connection; past it, runs the statement unnamed and replaces the connection', async () => {
     const storage = await openStorage(fresh.url, { postgres: { poolSize: 1, preparedPerConnection: 3 } });
     try {
-      const shapes = [1, 2, 3, 4, 5].map(
+      const shapes = [1, 2, 3, 4].map(
         (n) => (value: number) => sql<{ v: number }>`select ${value}::int + ${sql.raw(String(n))} as v`,
       );
-      for (const [i, shape] of shapes.entries()) {
+      const first = await backend(storage);
+      for (const [i, shape] of shapes.slice(0, 3).entries()) {
         expect((await shape(10).execute(storage.db)).rows).toEqual([{ v: 10 + i + 1 }]);
       }
-      const held = await prepared(storage);
-      expect(held).toHaveLength(3);
-      expect(held.map((s) => s.statement).sort()).toEqual([
+      expect((await prepared(storage)).map((s) => s.statement).sort()).toEqual([
+        'select $1::int + 1 as v',
+        'select $1::int + 2 as v',
         'select $1::int + 3 as v',
-        'select $1::int + 4 as v',
-        'select $1::int + 5 as v',
       ]);
-      // The first was deallocated; run again, it is prepared anew, and the bound holds.
-      expect((await shapes[0]!(1).execute(storage.db)).rows).toEqual([{ v: 2 }]);
-      const again = await prepared(storage);
-      expect(again).toHaveLength(3);
-      expect(again.map((s) => s.statement)).toContain('select $1::int + 1 as v');
+      expect(await backend(storage)).toBe(first);
+      // The fourth shape runs all the same, unnamed, and its connection goes at its release.
+      expect((await shapes[3]!(10).execute(storage.db)).rows).toEqual([{ v: 14 }]);
+      const second = await backend(storage);
+      expect(second).not.toBe(first);
+      expect(await prepared(storage)).toEqual([]);
+      expect((await shapes[3]!(1).execute(storage.db)).rows).toEqual([{ v: 5 }]);
+      expect((await prepared(storage)).map((s) => s.statement)).toEqual(['select $1::int + 4 as v']);
+      expect(await backend(storage)).toBe(second);
     } finally {
       await storage.close();
     }
   });
 
-  it('prepares again a statement whose table changed shape under it', async () => {
-    const storage = await openAppStorage(fresh.url, { postgres: { poolSize: 1 } });
+  it('runs again, parsed anew, a statement whose table changed shape under it, and replaces the connection', async () => {
+    const storage = await openStorage(fresh.url, { postgres: { poolSize: 1 } });
     try {
       await sql`create table shape_change (id int primary key, a text)`.execute(storage.db);
       await sql`insert into shape_change values (1, 'x')`.execute(storage.db);
       const read = () => sql<Record<string, unknown>>`select * from shape_change where id = ${1}`.execute(storage.db);
       expect((await read()).rows).toEqual([{ id: 1, a: 'x' }]);
+      const first = await backend(storage);
       await sql`alter table shape_change add column b text default 'y'`.execute(storage.db);
       expect((await read()).rows).toEqual([{ id: 1, a: 'x', b: 'y' }]);
-      // Inside a transaction the statement cannot go again: the answer is a retryable 503's error.
+      expect(await backend(storage)).not.toBe(first);
+      // Prepared again on the new connection; inside a transaction the statement cannot go
+      // again: the answer is a retryable 503's error.
+      expect((await read()).rows).toEqual([{ id: 1, a: 'x', b: 'y' }]);
       await sql`alter table shape_change add column c text default 'z'`.execute(storage.db);
       await expect(
         storage.db.transaction().execute((tx) => sql`select * from shape_change where id = ${1}`.execute(tx)),

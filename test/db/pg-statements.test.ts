@@ -1,74 +1,44 @@
 import { describe, expect, it } from 'vitest';
-import { isStalePlan, PREPARED_MAX_CHARS, StatementCache, statementName } from '../../src/db/dialects/pg-statements.ts';
+import { isStalePlan, PREPARED_MAX_CHARS, StatementNames, statementName } from '../../src/db/dialects/pg-statements.ts';
 
-/** dialects/pg-statements.ts alone: the names, the bound, and what goes to DEALLOCATE. */
-function fakeClient() {
-  const sent: string[] = [];
-  const parsedStatements: Record<string, string> = {};
-  return {
-    sent,
-    parsedStatements,
-    connection: { parsedStatements },
-    query: async (text: string) => {
-      sent.push(text);
-    },
-  };
-}
-
-describe('the named-statement cache of one connection', () => {
+/** dialects/pg-statements.ts alone: the names, the bound, and when a connection is retired. */
+describe('the statement names of one connection', () => {
   it('names a text the same way every time, and on every connection', () => {
-    const a = new StatementCache(10);
-    const b = new StatementCache(10);
+    const a = new StatementNames(10);
+    const b = new StatementNames(10);
     const text = 'select * from customers where id = $1';
-    expect(a.name(text)).toBe(statementName(text));
-    expect(a.name(text)).toBe(b.name(text));
-    expect(a.name('select 2 where $1')).not.toBe(a.name(text));
+    expect(a.nameFor(text, 1)).toBe(statementName(text));
+    expect(a.nameFor(text, 1)).toBe(b.nameFor(text, 1));
+    expect(a.nameFor('select 2 where $1', 1)).not.toBe(a.nameFor(text, 1));
     expect(statementName(text)).toMatch(/^v_[A-Za-z0-9_-]+$/);
   });
 
   it('leaves statements without parameters, or too long, unnamed', () => {
-    const cache = new StatementCache(10);
-    expect(cache.nameFor('begin', 0)).toBeUndefined();
-    expect(cache.nameFor(`select $1 ${' '.repeat(PREPARED_MAX_CHARS)}`, 1)).toBeUndefined();
-    expect(cache.nameFor('select $1', 1)).toBe(statementName('select $1'));
+    const names = new StatementNames(10);
+    expect(names.nameFor('begin', 0)).toBeUndefined();
+    expect(names.nameFor(`select $1 ${' '.repeat(PREPARED_MAX_CHARS)}`, 1)).toBeUndefined();
+    expect(names.nameFor('select $1', 1)).toBe(statementName('select $1'));
+    expect(names.retired).toBe(false);
   });
 
-  it('evicts the least recently used past its bound and deallocates it at the next checkout', async () => {
-    const cache = new StatementCache(2);
-    const client = fakeClient();
+  it('past its bound, runs a new text unnamed, and from then on every text, and retires the connection', () => {
+    const names = new StatementNames(2);
     const [a, b, c] = ['select $1 as a', 'select $1 as b', 'select $1 as c'];
-    cache.name(a);
-    cache.name(b);
-    cache.name(a); // a is now the most recent: b goes first
-    client.parsedStatements[statementName(b)] = b;
-    cache.name(c);
-    expect(cache.pending()).toEqual([statementName(b)]);
-
-    await cache.deallocate(client as never);
-    expect(client.sent).toEqual([`deallocate "${statementName(b)}"`]);
-    expect(client.parsedStatements[statementName(b)]).toBeUndefined();
-    expect(cache.pending()).toEqual([]);
-
-    await cache.deallocate(client as never);
-    expect(client.sent).toHaveLength(1);
+    expect(names.nameFor(a, 1)).toBe(statementName(a));
+    expect(names.nameFor(b, 1)).toBe(statementName(b));
+    expect(names.nameFor(a, 1)).toBe(statementName(a));
+    expect(names.retired).toBe(false);
+    expect(names.nameFor(c, 1)).toBeUndefined();
+    expect(names.nameFor(a, 1)).toBeUndefined();
+    expect(names.retired).toBe(true);
   });
 
-  it('keeps a statement used again before its deallocation', () => {
-    const cache = new StatementCache(1);
-    const [a, b] = ['select $1 as a', 'select $1 as b'];
-    cache.name(a);
-    cache.name(b);
-    expect(cache.pending()).toEqual([statementName(a)]);
-    cache.name(a);
-    expect(cache.pending()).toEqual([statementName(b)]);
-  });
-
-  it('forgets a statement whose plan went stale, to prepare it again', () => {
-    const cache = new StatementCache(10);
-    cache.name('select $1');
-    cache.forget('select $1');
-    cache.forget('never named');
-    expect(cache.pending()).toEqual([statementName('select $1')]);
+  it('once a plan went stale, names nothing more and retires the connection', () => {
+    const names = new StatementNames(10);
+    names.nameFor('select $1', 1);
+    names.retire();
+    expect(names.nameFor('select $1', 1)).toBeUndefined();
+    expect(names.retired).toBe(true);
   });
 
   it('knows PostgreSQL’s refusal of a stale plan from other errors', () => {

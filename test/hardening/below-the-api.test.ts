@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
@@ -30,11 +31,19 @@ function expectProblem(answer: RawAnswer, status: number, code: string) {
   expect(answer.closed).toBe(true);
 }
 
+/** An answer that sends its head and half its body, the rest only when the test ends it. */
+const halfSent = new PassThrough();
+
 describe(`answers from below the API on ${engine}`, () => {
   let t: TestApp;
   let port: number;
   beforeAll(async () => {
-    t = await makeTestApp(engine);
+    t = await makeTestApp(engine, {
+      routes: (app) =>
+        app.get('/_half', { config: { access: { kind: 'public' } }, schema: { hide: true } }, async (_req, reply) =>
+          reply.header('content-length', '20').type('text/plain').send(halfSent),
+        ),
+    });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     port = (t.app.server.address() as AddressInfo).port;
   });
@@ -55,6 +64,20 @@ describe(`answers from below the API on ${engine}`, () => {
       400,
       'invalid_request',
     );
+  });
+
+  it('malformed HTTP behind an answer already under way closes the connection without a word more', async () => {
+    const socket = await open(port);
+    const reading = readUntilClosed(socket, 5_000);
+    halfSent.write('0123456789');
+    socket.write('GET /_half HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    socket.write('THIS IS NOT HTTP\r\n\r\n');
+    const { text, closed } = await reading;
+    halfSent.end('0123456789');
+    expect(closed).toBe(true);
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(text.endsWith('\r\n\r\n0123456789')).toBe(true);
   });
 
   it('the error documents name the new codes', async () => {

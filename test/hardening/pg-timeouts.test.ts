@@ -142,7 +142,7 @@ describe.skipIf(!ENGINES.includes('postgres'))('PostgreSQL past its timeouts', (
       expect(unavailableReason(err)).toBe('timeout');
       expect(Date.now() - started).toBeLessThan(config.pgStatementTimeoutMs + SLACK_MS);
       expect(await pingDatabase(bounded.storage.db)).toBe(true);
-      // The hourly ANALYZE lifts the timeout for itself and hands its connection back usable.
+      // The hourly ANALYZE runs on a connection of its own, without the pool's timeouts.
       await bounded.storage.engine.refreshStatistics(bounded.storage.db);
       expect(await pingDatabase(bounded.storage.db)).toBe(true);
     });

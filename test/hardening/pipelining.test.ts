@@ -16,14 +16,22 @@ import { AnswerStream, open } from './raw-http.ts';
 const engine = ENGINES[0]!;
 const MIB = 1024 * 1024;
 
+/** Answers asked with `?held` wait for this gate. */
+let gate: Promise<void> = Promise.resolve();
+
 /** Counts the requests that reached a handler; each answer is `<n>:` and fresh padding. */
 function fixtures(started: { count: number }) {
   return (app: FastifyInstance) => {
     const access = { config: { access: { kind: 'public' as const } }, schema: { hide: true } };
-    app.get<{ Params: { n: string }; Querystring: { size?: string } }>('/_pipelined/:n', access, async (req, reply) => {
-      started.count++;
-      return reply.type('text/plain').send(`${req.params.n}:${'x'.repeat(Number(req.query.size ?? 10))}`);
-    });
+    app.get<{ Params: { n: string }; Querystring: { size?: string; held?: string } }>(
+      '/_pipelined/:n',
+      access,
+      async (req, reply) => {
+        started.count++;
+        if (req.query.held !== undefined) await gate;
+        return reply.type('text/plain').send(`${req.params.n}:${'x'.repeat(Number(req.query.size ?? 10))}`);
+      },
+    );
     app.post<{ Body: { text: string } }>('/_pipelined/echo', access, async (req) => ({ length: req.body.text.length }));
   };
 }
@@ -114,6 +122,78 @@ describe(`pipelined answers on ${engine}`, () => {
     expectInOrder(stream, 100, MIB);
     expect(stream.closed).toBe(false);
     socket.destroy();
+  });
+
+  /** Counts the requests the server parses while `fn` runs. */
+  async function parsing(fn: (parsed: () => number) => Promise<void>) {
+    let parsed = 0;
+    const count = () => parsed++;
+    s.t.app.server.on('request', count);
+    try {
+      await fn(() => parsed);
+    } finally {
+      s.t.app.server.off('request', count);
+    }
+  }
+
+  /** 2,000 requests of 8 KiB whose answers wait for the gate: many reads' worth of the socket. */
+  const heldRequests = (from: number) =>
+    Array.from(
+      { length: 2_000 },
+      (_, n) => `GET /_pipelined/${from + n}?held HTTP/1.1\r\nHost: x\r\nX-Pad: ${'p'.repeat(8 * 1024)}\r\n\r\n`,
+    ).join('');
+
+  /** Closes the gate for the test, and opens it after. */
+  async function gated(fn: (answer: () => void) => Promise<void>) {
+    let answer!: () => void;
+    gate = new Promise((resolve) => (answer = resolve));
+    try {
+      await fn(answer);
+    } finally {
+      answer();
+      gate = Promise.resolve();
+    }
+  }
+
+  it('a connection whose answers are slow to come stops being read: its requests are not all parsed meanwhile', async () => {
+    await gated((answer) =>
+      parsing(async (parsed) => {
+        const socket = await open(s.port);
+        const stream = new AnswerStream(socket);
+        socket.write(heldRequests(0));
+        await vi.waitFor(() => expect(parsed()).toBeGreaterThanOrEqual(2 * MAX_UNSENT_ANSWERS), { timeout: 10_000 });
+        // The answers begun, the requests waiting, and what one read of the socket brought.
+        const held = await settled(parsed);
+        expect(held).toBeLessThanOrEqual(100);
+        expect(stream.answers).toHaveLength(0);
+
+        answer();
+        await vi.waitFor(() => expect(stream.answers).toHaveLength(2_000), { timeout: 30_000 });
+        expectInOrder(stream, 2_000, 10);
+        socket.destroy();
+      }),
+    );
+  });
+
+  it('a connection Node stopped and started again, its output sent, is still not read while its requests wait', async () => {
+    await gated((answer) =>
+      parsing(async (parsed) => {
+        const socket = await open(s.port);
+        const stream = new AnswerStream(socket);
+        // Large answers first, read by the client: Node stops reading until they drain, then starts again.
+        socket.write(`${gets(16, MIB)}${heldRequests(16)}`);
+        await vi.waitFor(() => expect(stream.answers).toHaveLength(16), { timeout: 10_000 });
+        const held = await settled(parsed);
+        expect(held).toBeLessThanOrEqual(100);
+
+        answer();
+        await vi.waitFor(() => expect(stream.answers).toHaveLength(2_016), { timeout: 30_000 });
+        expect(stream.answers.map((a) => a.body)).toEqual(
+          Array.from({ length: 2_016 }, (_, n) => `${n}:${'x'.repeat(n < 16 ? MIB : 10)}`),
+        );
+        socket.destroy();
+      }),
+    );
   });
 });
 

@@ -9,8 +9,7 @@ import {
 import pg from 'pg';
 import { lockKey } from '../transaction-lock.ts';
 import { DatabaseUnavailable, unavailableReason, type UnavailableReason } from '../unavailable.ts';
-import { queryAfterBegin } from './pg-begin.ts';
-import { isStalePlan, PREPARED_PER_CONNECTION, StatementCache } from './pg-statements.ts';
+import { isStalePlan, PREPARED_PER_CONNECTION, StatementNames } from './pg-statements.ts';
 import type { Engine } from './types.ts';
 
 // int8 (bigint) columns hold millisecond instants, well inside the safe-integer range.
@@ -31,7 +30,7 @@ export interface PostgresOptions {
   lockTimeoutMs?: number;
   /** TCP keep-alive: a connection idle this long (ms) is probed, so a peer that vanished is noticed; unset: the system's wait. */
   keepAliveMs?: number;
-  /** Named statements each connection keeps (least recently used go first); PREPARED_PER_CONNECTION when unset. */
+  /** Named statements a connection keeps before it is replaced (pg-statements.ts); PREPARED_PER_CONNECTION when unset. */
   preparedPerConnection?: number;
   /** Told of each connection the server or the network dropped; the pool discards it either way. */
   onConnectionError?: (err: Error) => void;
@@ -69,38 +68,30 @@ function transactionControl(text: string): 'begin' | 'end' | null {
   return null;
 }
 
-/** The answer to a transaction-control statement held back or dropped: Kysely reads nothing of it. */
-const NOTHING_SENT: PostgresQueryResult<never> = { command: 'SELECT', rowCount: 0, rows: [] };
-
 /**
  * A checked-out client as Kysely sees it. Every statement with parameters (all the shapes
  * the API runs) goes as a named statement, so PostgreSQL parses and plans each shape once
  * per connection rather than on every request; a statement without parameters (transaction
  * control, a migration's DDL, which may hold several statements) or too long (pg-statements.ts)
  * goes as it is. One lives as long as its connection (and Kysely's own wrapper of it, which
- * it keys by this object), as does the record of what the connection has prepared. Once its
- * connection has failed, it sends nothing more (Kysely's ROLLBACK would wait out the read
- * timeout again) and its release tells the pool to discard it, so the next request connects
- * anew.
+ * it keys by this object), as does the record of the names it has used. Once its connection
+ * has failed, it sends nothing more (Kysely's ROLLBACK would wait out the read timeout
+ * again); its release then tells the pool to discard it, so the next request connects anew,
+ * as it does for a connection that has used up its names (pg-statements.ts).
  */
 class GuardedClient implements PostgresPoolClient {
   private lost: unknown = null;
   private inTransaction = false;
-  /** A BEGIN not sent yet: it goes with the transaction's first statement (pg-begin.ts). */
-  private pendingBegin: string | null = null;
 
   constructor(
     private readonly client: pg.PoolClient,
-    private readonly statements: StatementCache,
-    private readonly readTimeoutMs: number | undefined,
+    private readonly names: StatementNames,
   ) {}
 
-  /** Taken from the pool: a clean state, and the statements evicted since deallocated. */
-  async checkedOut(): Promise<void> {
+  /** Taken from the pool: a clean state. */
+  checkedOut(): void {
     this.lost = null;
     this.inTransaction = false;
-    this.pendingBegin = null;
-    await this.statements.deallocate(this.client);
   }
 
   query<R>(sqlText: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
@@ -111,71 +102,35 @@ class GuardedClient implements PostgresPoolClient {
   ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
     // The dialect configures no cursor, so Kysely never streams: only statements come here.
     if (typeof sqlText !== 'string') throw new Error('streaming queries are not configured');
-    return this.send<R>(sqlText, parameters, true);
+    return this.send<R>(sqlText, parameters);
   }
 
-  private async send<R>(
-    text: string,
-    parameters: ReadonlyArray<unknown>,
-    mayRetry: boolean,
-  ): Promise<PostgresQueryResult<R>> {
+  private async send<R>(text: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
     if (this.lost) throw this.lost;
-    const name = this.statements.nameFor(text, parameters.length);
+    const name = this.names.nameFor(text, parameters.length);
     if (name === undefined) {
       const control = transactionControl(text);
-      // BEGIN waits for the first statement, to share its round trip; a transaction that
-      // ended before any statement ran had nothing to commit or roll back.
-      if (control === 'begin') {
-        this.pendingBegin = text;
-        this.inTransaction = true;
-        return NOTHING_SENT as PostgresQueryResult<R>;
-      }
-      if (control === 'end' && this.pendingBegin !== null) {
-        this.pendingBegin = null;
-        this.inTransaction = false;
-        return NOTHING_SENT as PostgresQueryResult<R>;
-      }
-      // A statement without parameters may hold several (a migration's DDL), which the
-      // extended protocol BEGIN would share its round trip with refuses: BEGIN goes first.
-      const begin = this.takeBegin();
-      if (begin !== null) await this.run(begin, undefined, []);
-      if (control === 'end') this.inTransaction = false;
+      if (control !== null) this.inTransaction = control === 'begin';
     }
     try {
-      return await this.run<R>(text, name, parameters, name !== undefined ? this.takeBegin() : null);
+      return await this.run<R>(text, name, parameters);
     } catch (err) {
-      if (name !== undefined && isStalePlan(err)) {
-        this.statements.forget(text);
-        // Outside a transaction nothing was done and the statement can go again; inside
-        // one the transaction is aborted, and the caller may retry it (a 503).
-        if (mayRetry && !this.inTransaction) {
-          await this.statements.deallocate(this.client);
-          return this.send<R>(text, parameters, false);
-        }
-        throw new DatabaseUnavailable('busy', (err as Error).message, { cause: err });
-      }
-      throw err;
+      if (name === undefined || !isStalePlan(err)) throw err;
+      this.names.retire();
+      // Outside a transaction nothing was done and the statement can go again, parsed anew;
+      // inside one the transaction is aborted, and the caller may retry it (a 503).
+      if (!this.inTransaction) return this.run<R>(text, undefined, parameters);
+      throw new DatabaseUnavailable('busy', (err as Error).message, { cause: err });
     }
-  }
-
-  private takeBegin(): string | null {
-    const begin = this.pendingBegin;
-    this.pendingBegin = null;
-    return begin;
   }
 
   private async run<R>(
     text: string,
     name: string | undefined,
     parameters: ReadonlyArray<unknown>,
-    begin: string | null = null,
   ): Promise<PostgresQueryResult<R>> {
     try {
-      const query = { name, text, values: [...parameters], query_timeout: this.readTimeoutMs };
-      const result =
-        begin !== null && name !== undefined
-          ? await queryAfterBegin(this.client, begin, { ...query, name })
-          : await this.client.query(query);
+      const result = await this.client.query({ name, text, values: [...parameters] });
       return result as unknown as PostgresQueryResult<R>;
     } catch (err) {
       if (isStalePlan(err)) throw err;
@@ -186,7 +141,7 @@ class GuardedClient implements PostgresPoolClient {
   }
 
   release(): void {
-    this.client.release(this.lost ? (this.lost as Error) : undefined);
+    this.client.release(this.lost ? (this.lost as Error) : this.names.retired);
   }
 }
 
@@ -195,7 +150,6 @@ class GuardedPool implements PostgresPool {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly readTimeoutMs: number | undefined,
     private readonly preparedPerConnection: number,
   ) {}
 
@@ -208,16 +162,10 @@ class GuardedPool implements PostgresPool {
     }
     let guarded = this.guarded.get(client);
     if (!guarded) {
-      guarded = new GuardedClient(client, new StatementCache(this.preparedPerConnection), this.readTimeoutMs);
+      guarded = new GuardedClient(client, new StatementNames(this.preparedPerConnection));
       this.guarded.set(client, guarded);
     }
-    try {
-      await guarded.checkedOut();
-    } catch (err) {
-      const mapped = classified(err);
-      client.release(mapped as Error);
-      throw mapped;
-    }
+    guarded.checkedOut();
     return guarded;
   }
 
@@ -237,6 +185,8 @@ export function createPostgresEngine(url: string, options: PostgresOptions = {})
     // Sent with the startup message: every session starts with them, at no extra round trip.
     statement_timeout: statementMs,
     idle_in_transaction_session_timeout: statementMs,
+    // Not sent: how long the client waits for any answer before it gives the connection up.
+    query_timeout: statementMs && statementMs + READ_TIMEOUT_SLACK_MS,
     lock_timeout: options.lockTimeoutMs || undefined,
   });
   // A connection the server or the network drops (restart, pg_terminate_backend) emits
@@ -247,11 +197,7 @@ export function createPostgresEngine(url: string, options: PostgresOptions = {})
   return {
     name: 'postgres',
     dialect: new PostgresDialect({
-      pool: new GuardedPool(
-        pool,
-        statementMs && statementMs + READ_TIMEOUT_SLACK_MS,
-        options.preparedPerConnection ?? PREPARED_PER_CONNECTION,
-      ),
+      pool: new GuardedPool(pool, options.preparedPerConnection ?? PREPARED_PER_CONNECTION),
     }),
     // Every COMMIT is durable when it returns (PostgreSQL groups the fsyncs of concurrent commits itself).
     durable: () => Promise.resolve(),
@@ -275,15 +221,17 @@ export function createPostgresEngine(url: string, options: PostgresOptions = {})
       return true;
     },
     // ANALYZE samples a bounded number of rows per table, so it stays cheap at any size; but
-    // not always within a request's statement timeout, so it runs without one (or a read timeout).
+    // not always within a request's statement timeout, so it runs on a connection of its own,
+    // outside the pool and without its timeouts.
     refreshStatistics: async () => {
-      const client = await pool.connect();
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: options.connectTimeoutMs });
+      // A connection dropped meanwhile fails the query; unheard, its 'error' would end the process.
+      client.on('error', () => undefined);
       try {
-        await client.query('begin; set local statement_timeout = 0; set local lock_timeout = 0; analyze; commit');
-        client.release();
-      } catch (err) {
-        client.release(err as Error);
-        throw err;
+        await client.connect();
+        await client.query('analyze');
+      } finally {
+        await client.end();
       }
     },
     greatest: (a, b) => sql`greatest(${a}, ${b})`,

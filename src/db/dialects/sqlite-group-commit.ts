@@ -1,15 +1,18 @@
 import type SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
-  SqliteDialect,
+  SqliteAdapter,
   SqliteDriver,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
   type DatabaseConnection,
+  type Dialect,
   type Driver,
+  type Kysely,
   type QueryResult,
   type SqliteDatabase,
 } from 'kysely';
 import { DatabaseUnavailable } from '../unavailable.ts';
-import type { BackgroundCheckpointer } from './sqlite-checkpointer.ts';
 
 /**
  * Group commit: the write transactions that run together share one COMMIT, so one fsync
@@ -70,7 +73,12 @@ class Group {
 
 const raw = (text: string) => CompiledQuery.raw(text);
 
-export class GroupCommitDriver extends SqliteDriver {
+/**
+ * Kysely's SQLite driver does the connection (better-sqlite3's one, taken in turn); this
+ * driver, around it, does the transactions.
+ */
+export class GroupCommitDriver implements Driver {
+  private readonly inner: SqliteDriver;
   /** The group open now: its BEGIN ran, its COMMIT has not. */
   private group: Group | null = null;
   /** The group of the transaction running now, from its begin to its commit or rollback. */
@@ -81,9 +89,12 @@ export class GroupCommitDriver extends SqliteDriver {
   constructor(
     private readonly database: SQLite.Database,
     config: { database: SqliteDatabase },
-    private readonly checkpointer: BackgroundCheckpointer | null = null,
   ) {
-    super(config);
+    this.inner = new SqliteDriver(config);
+  }
+
+  init(): Promise<void> {
+    return this.inner.init();
   }
 
   /** Inside a transaction: its group's promise, settled when that group commits or fails. */
@@ -92,8 +103,8 @@ export class GroupCommitDriver extends SqliteDriver {
     return this.current.promise;
   }
 
-  override async acquireConnection(): Promise<DatabaseConnection> {
-    const inner = await super.acquireConnection();
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const inner = await this.inner.acquireConnection();
     if (this.guardedConnection?.inner !== inner) this.guardedConnection = { inner, outer: this.guard(inner) };
     return this.guardedConnection.outer;
   }
@@ -136,7 +147,7 @@ export class GroupCommitDriver extends SqliteDriver {
     group.reject(err);
   }
 
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
     if (!this.database.inTransaction) {
       // Never replace a group that has not settled: its transactions would wait forever.
       if (this.group) {
@@ -154,13 +165,13 @@ export class GroupCommitDriver extends SqliteDriver {
     this.current = this.group;
   }
 
-  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(raw(`release ${SAVEPOINT}`));
     this.current = null;
     this.schedule();
   }
 
-  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     const group = this.current;
     this.current = null;
     // A group SQLite rolled back has no savepoint left (and `guard` has failed it already).
@@ -210,28 +221,38 @@ export class GroupCommitDriver extends SqliteDriver {
         throw err;
       }
       group.resolve();
-      this.checkpointer?.written();
     } finally {
       await this.releaseConnection();
     }
   }
 
+  releaseConnection(): Promise<void> {
+    return this.inner.releaseConnection();
+  }
+
   /** Commits what is open, then closes; a failed COMMIT is thrown, after closing, not swallowed. */
-  override async destroy(): Promise<void> {
+  async destroy(): Promise<void> {
     try {
       await this.flush();
     } finally {
-      await this.checkpointer?.close();
-      await super.destroy();
+      await this.inner.destroy();
     }
   }
 }
 
-export class GroupCommitDialect extends SqliteDialect {
-  constructor(private readonly driver: GroupCommitDriver) {
-    super({ database: {} as SqliteDatabase });
-  }
-  override createDriver(): Driver {
+/** Kysely's SQLite dialect with the group-commit driver: its adapter, compiler and introspector. */
+export class GroupCommitDialect implements Dialect {
+  constructor(private readonly driver: GroupCommitDriver) {}
+  createDriver(): Driver {
     return this.driver;
+  }
+  createAdapter(): SqliteAdapter {
+    return new SqliteAdapter();
+  }
+  createQueryCompiler(): SqliteQueryCompiler {
+    return new SqliteQueryCompiler();
+  }
+  createIntrospector(db: Kysely<unknown>): SqliteIntrospector {
+    return new SqliteIntrospector(db);
   }
 }

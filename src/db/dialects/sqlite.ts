@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql, type SqliteDatabase } from 'kysely';
-import { BACKSTOP_PAGES, BackgroundCheckpointer, SQLITE_DEFAULT_PAGES } from './sqlite-checkpointer.ts';
 import { GroupCommitDialect, GroupCommitDriver } from './sqlite-group-commit.ts';
 import { registerContactMasks } from '../contact-mask.ts';
 import type { Engine } from './types.ts';
@@ -55,11 +54,6 @@ export interface SqliteOptions {
   busyTimeoutMs?: number;
   /** The page cache (MiB); DEFAULT_CACHE_MIB when unset. */
   cacheMiB?: number;
-  /**
-   * Checkpoint the WAL on a worker thread (sqlite-checkpointer.ts) instead of inside the
-   * COMMIT that passes 1,000 pages: for the server, whose event loop serves everyone.
-   */
-  backgroundCheckpoint?: boolean;
 }
 
 export function createSqliteEngine(url: string, options: SqliteOptions = {}): Engine {
@@ -81,15 +75,9 @@ export function createSqliteEngine(url: string, options: SqliteOptions = {}): En
   }
   // The customer reads mask a contacts-masked key's emails and phones in the statement.
   registerContactMasks(database);
-  let checkpointer: BackgroundCheckpointer | null = null;
-  if (options.backgroundCheckpoint && path !== ':memory:' && path !== '') {
-    checkpointer = new BackgroundCheckpointer(path, () => {
-      // The worker is gone: SQLite's own checkpoints again, inside COMMIT.
-      if (database.open) database.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_PAGES}`);
-    });
-    database.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
-  }
-  const driver = new GroupCommitDriver(database, { database: withStatementCache(database) }, checkpointer);
+  // The WAL is copied back into the database file by SQLite's own checkpoint, inside the
+  // COMMIT that passes wal_autocheckpoint's 1,000 pages.
+  const driver = new GroupCommitDriver(database, { database: withStatementCache(database) });
   return {
     name: 'sqlite',
     dialect: new GroupCommitDialect(driver),
