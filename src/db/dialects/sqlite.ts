@@ -4,7 +4,6 @@ import SQLite from 'better-sqlite3';
 import { sql, type SqliteDatabase } from 'kysely';
 import { BACKSTOP_PAGES, BackgroundCheckpointer, SQLITE_DEFAULT_PAGES } from './sqlite-checkpointer.ts';
 import { GroupCommitDialect, GroupCommitDriver } from './sqlite-group-commit.ts';
-import { registerContactMasks } from '../contact-mask.ts';
 import type { Engine } from './types.ts';
 
 /** `./data/venue.sqlite`, `sqlite:PATH`, or `:memory:`. */
@@ -79,8 +78,6 @@ export function createSqliteEngine(url: string, options: SqliteOptions = {}): En
   } catch {
     // Statistics are an optimisation; the hourly refresh tries again.
   }
-  // The customer reads mask a contacts-masked key's emails and phones in the statement.
-  registerContactMasks(database);
   let checkpointer: BackgroundCheckpointer | null = null;
   if (options.backgroundCheckpoint && path !== ':memory:' && path !== '') {
     checkpointer = new BackgroundCheckpointer(path, () => {
