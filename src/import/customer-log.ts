@@ -5,8 +5,9 @@ import type { CustomerListTable, CustomerTable, CustomerTagTable } from '../db/t
 import { sameJson } from '../lib/canonical-json.ts';
 import { insertChangeRows } from '../resources/changes/change-log.repo.ts';
 import { changeRow, type ChangeAuthor, type ChangeInput, type FieldMap } from '../resources/changes/change.model.ts';
+import { readCustomerJson } from '../resources/customers/customer-json.repo.ts';
 import type { ListLinkState, TagLinkState } from '../resources/customers/membership.repo.ts';
-import { CUSTOMER_EVENT_TYPES } from '../resources/webhooks/customer-event.model.ts';
+import { CUSTOMER_EVENT_TYPES, type CustomerRecords } from '../resources/webhooks/customer-event.model.ts';
 import { putCustomerEvents } from '../resources/webhooks/customer-event.service.ts';
 import { endpointsFor } from '../resources/webhooks/webhook-event.service.ts';
 
@@ -90,6 +91,40 @@ function changeOf(
   return { at, action, customerId: row.id, version, ...changed };
 }
 
+/** Which modes' endpoints take the batch's customer events, and there the customers it replaces as GET showed them. */
+export interface ImportEvents {
+  modes: boolean[];
+  records: CustomerRecords;
+}
+
+/**
+ * Read before the batch writes its customers: an update's event compares the customer as
+ * GET showed it before with after, both read by the API's read path in the batch's transaction.
+ */
+export async function eventsBefore(
+  tx: Transaction<Database>,
+  context: { workspaceId: string; at: number },
+  livemodes: readonly boolean[],
+  stored: Map<string, CustomerTable>,
+): Promise<ImportEvents> {
+  const modes: boolean[] = [];
+  for (const livemode of [false, true]) {
+    if (!livemodes.includes(livemode)) continue;
+    const scope = { workspaceId: context.workspaceId, livemode };
+    if ((await endpointsFor(tx, scope, CUSTOMER_EVENT_TYPES)).length > 0) modes.push(livemode);
+  }
+  const records = new Map<string, { before: string }>();
+  for (const row of stored.values()) {
+    const livemode = row.livemode === 1;
+    if (!modes.includes(livemode)) continue;
+    const reader = { workspaceId: context.workspaceId, livemode, clock: () => context.at };
+    // A deleted customer has none: the import restores it (customer.created).
+    const shown = await readCustomerJson(tx, reader, row.id);
+    if (shown) records.set(row.id, { before: shown.record });
+  }
+  return { modes, records };
+}
+
 export async function logImportedCustomers(
   tx: Transaction<Database>,
   engine: Engine,
@@ -98,6 +133,7 @@ export async function logImportedCustomers(
   stored: Map<string, CustomerTable>,
   linksBefore: Map<string, CustomerLinks>,
   written: { tags: CustomerTagTable[]; lists: CustomerListTable[] },
+  events: ImportEvents,
 ): Promise<void> {
   const linksAfter = group(written.tags, written.lists);
   const changes = imported.map((c) =>
@@ -114,15 +150,16 @@ export async function logImportedCustomers(
     return changeRow(author, changes[i]!);
   });
   // DECISIONS "Webhooks": an import's changes send events like any other writer's, per mode.
-  for (const livemode of [false, true]) {
+  for (const livemode of events.modes) {
     const scope = { workspaceId: context.workspaceId, livemode };
     const ofMode = imported.flatMap((c, i) => ((c.row.livemode === 1) === livemode ? [i] : []));
-    if (ofMode.length === 0 || (await endpointsFor(tx, scope, CUSTOMER_EVENT_TYPES)).length === 0) continue;
+    if (ofMode.length === 0) continue;
     await putCustomerEvents(
       tx,
       scope,
       ofMode.map((i) => changes[i]!),
       ofMode.map((i) => rows[i]!),
+      events.records,
     );
   }
   await insertChangeRows(tx, engine, rows);

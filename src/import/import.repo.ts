@@ -4,7 +4,13 @@ import { filterColumnNames, fromApiRecord, toDocRow, type DocTable } from '../db
 import type { Queryable, Tx } from '../db/schema.ts';
 import type { CustomerListTable, CustomerTable, CustomerTagTable } from '../db/tables/customer.ts';
 import type { Customer } from '../resources/customers/customer.schema.ts';
-import { group, logImportedCustomers, type CustomerLinks, type ImportedCustomer } from './customer-log.ts';
+import {
+  eventsBefore,
+  group,
+  logImportedCustomers,
+  type CustomerLinks,
+  type ImportedCustomer,
+} from './customer-log.ts';
 import type { TableName } from './record-kinds.ts';
 
 /**
@@ -148,6 +154,7 @@ export async function writeCustomers(tx: Tx, engine: Engine, workspaceId: string
   // Held until commit: nobody changes them between this read and the write below.
   const stored = await holdCustomers(tx, workspaceId, ids);
   const linksBefore = await linksOf(tx, workspaceId, ids);
+  const events = await eventsBefore(tx, { workspaceId, at }, [...new Set(records.map((c) => c.livemode))], stored);
   const rows = records.map((c) => customerRow(c, workspaceId));
   // DECISIONS "Customers": version changes on every change; an import is one.
   const set = {
@@ -209,7 +216,7 @@ export async function writeCustomers(tx: Tx, engine: Engine, workspaceId: string
   await insertAll(tx, engine, 'customer_lists', lists);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const imported: ImportedCustomer[] = mineIds.map((id) => ({ row: byId.get(id)!, version: versions.get(id)! }));
-  await logImportedCustomers(tx, engine, { workspaceId, at }, imported, stored, linksBefore, { tags, lists });
+  await logImportedCustomers(tx, engine, { workspaceId, at }, imported, stored, linksBefore, { tags, lists }, events);
 }
 
 const BATCH = 500;

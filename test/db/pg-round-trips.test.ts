@@ -44,7 +44,7 @@ describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (post
   });
   afterAll(() => fresh.drop());
 
-  it('a create sends BEGIN with its first statement and its last rows in one statement: four round trips', async () => {
+  it('a create sends BEGIN with its first statement and its last rows in one statement: five round trips', async () => {
     const t = await makeTestApp('postgres');
     // The key's first request reads it into the process's cache; later ones do not.
     await t.call(t.keys.live, { method: 'GET', url: '/customers?limit=1' });
@@ -55,13 +55,14 @@ describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (post
       expect(trips.sent).not.toContain('begin');
       expect(trips.sent.at(-1)).toBe('commit');
       // The key's lock with its stored answer; the INSERT, whose email index is the email
-      // check (the answer is written from the row: customer-json.model.ts); the change log
-      // and the stored answer in the WITH of the look-up of the webhook endpoints that would
-      // take the event (none here); COMMIT.
-      expect(trips.sent).toHaveLength(4);
+      // check; the answer read back by the GET's statement; the change log and the stored
+      // answer in the WITH of the look-up of the webhook endpoints that would take the event
+      // (none here); COMMIT.
+      expect(trips.sent).toHaveLength(5);
       expect(trips.sent[0]).toMatch(/pg_try_advisory_xact_lock.*left join "idempotency_keys"/s);
       expect(trips.sent[1]).toMatch(/^insert into "customers".*on conflict do nothing$/s);
-      expect(trips.sent[2]).toMatch(
+      expect(trips.sent[2]).toMatch(/^select "customers"\."id"/s);
+      expect(trips.sent[3]).toMatch(
         /^with "change" as \(insert into "change_log".*"answer" as \(insert into "idempotency_keys".*from "webhook_endpoints"/s,
       );
 
@@ -71,20 +72,21 @@ describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (post
       expect(again.json().id).toBe(created.json().id);
       expect(trips.sent).toHaveLength(2);
 
-      // An update: the row's lock, the new version, the answer read back, the change log in
-      // the WITH of the endpoints' look-up, COMMIT.
+      // An update: the row's lock, the customer read before (its event's previous_attributes),
+      // the new version, the answer read back, the change log in the WITH of the endpoints'
+      // look-up, COMMIT.
       trips.sent.length = 0;
       const updated = await nameCountess(t, created.json().id);
       expect(updated.statusCode).toBe(200);
-      expect(trips.sent).toHaveLength(5);
-      expect(trips.sent[3]).toMatch(/^with "change" as \(insert into "change_log".*from "webhook_endpoints"/s);
+      expect(trips.sent).toHaveLength(6);
+      expect(trips.sent[4]).toMatch(/^with "change" as \(insert into "change_log".*from "webhook_endpoints"/s);
     } finally {
       trips.restore();
       await t.close();
     }
   });
 
-  it("with webhook endpoints, a write's event rides in its change-log row: still four round trips", async () => {
+  it("with webhook endpoints, a write's event rides in its change-log row: still five round trips", async () => {
     const t = await makeTestApp('postgres');
     const open = { allowHttp: true, allowPrivate: true };
     // Six live endpoints, and one of the other mode, which takes nothing here.
@@ -124,13 +126,13 @@ describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (post
       // The scope's first write in this process learns of its endpoints from its last
       // statement: its event goes into its row after it.
       expect((await create(1)).statusCode).toBe(201);
-      expect(trips.sent).toHaveLength(5);
-      expect(trips.sent[3]).toMatch(/^update "change_log" set "event"/);
+      expect(trips.sent).toHaveLength(6);
+      expect(trips.sent[4]).toMatch(/^update "change_log" set "event"/);
       trips.sent.length = 0;
       const created = await create(2);
       expect(created.statusCode).toBe(201);
-      expect(trips.sent).toHaveLength(4);
-      expect(trips.sent[2]).toMatch(
+      expect(trips.sent).toHaveLength(5);
+      expect(trips.sent[3]).toMatch(
         /^with "change" as \(insert into "change_log" \(.*"event"\).*from "webhook_endpoints"/s,
       );
 
@@ -142,16 +144,16 @@ describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (post
       const payloads = rows.map((r) => JSON.parse(r.payload) as { data: { object: { id: string } } });
       expect(payloads.find((p) => p.data.object.id === created.json().id)?.data.object).toEqual(shown.json());
 
-      // Down to one endpoint: four round trips for the create, five for an update.
+      // Down to one endpoint: five round trips for the create, six for an update.
       for (const id of endpoints.slice(1)) await deleteEndpoint(t.storage, t.workspaceId, id);
       await create(3);
       trips.sent.length = 0;
       expect((await create(4)).statusCode).toBe(201);
-      expect(trips.sent).toHaveLength(4);
+      expect(trips.sent).toHaveLength(5);
       trips.sent.length = 0;
       const updated = await nameCountess(t, created.json().id);
       expect(updated.statusCode).toBe(200);
-      expect(trips.sent).toHaveLength(5);
+      expect(trips.sent).toHaveLength(6);
       const [update] = await deliveriesOf('customer.updated');
       const event = JSON.parse(update!.payload) as { data: { object: unknown; previous_attributes: unknown } };
       expect(event.data.object).toEqual(updated.json());

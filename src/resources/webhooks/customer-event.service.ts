@@ -7,12 +7,10 @@ import { readCustomerJson } from '../customers/customer-json.repo.ts';
 import type { Tx } from '../writes/write.pipeline.ts';
 import {
   CUSTOMER_EVENT_TYPES,
+  type CustomerRecords,
   customerEventType,
-  earliestBefore,
   previousAttributes,
-  removedMemberships,
 } from './customer-event.model.ts';
-import { vocabularyNames } from './vocabulary.repo.ts';
 import type { EndpointTaker } from './webhook-endpoint.repo.ts';
 import { eventPayload, type NewEvent } from './webhook-event.service.ts';
 import { eventsWritten } from './webhook-fan-out.repo.ts';
@@ -30,14 +28,15 @@ export function takesCustomerEvents(endpoints: readonly EndpointTaker[]): boolea
  * all (the transactional outbox; the delivery worker makes its deliveries,
  * webhook-fan-out.repo.ts). `rows[i]` is the row of `changes[i]`. `data.object` is what GET
  * shows after the change: the write's own answer where it has one (`records`), else read with
- * the API's read path inside the transaction. Answers whether it put any event in.
+ * the API's read path inside the transaction; `previous_attributes` compares it with the
+ * record the write read before it changed the customer. Answers whether it put any event in.
  */
 export async function putCustomerEvents(
   tx: Tx,
   scope: Scope,
   changes: readonly ChangeInput[],
   rows: ChangeLogTable[],
-  records?: ReadonlyMap<string, string>,
+  records?: CustomerRecords,
 ): Promise<boolean> {
   let put = false;
   for (const [id, own] of groupBy(changes, (c) => c.customerId)) {
@@ -56,23 +55,18 @@ async function customerEvent(
   scope: Scope,
   id: string,
   own: readonly ChangeInput[],
-  record: string | undefined,
+  shown: { before?: string; after?: string } | undefined,
 ): Promise<NewEvent | undefined> {
   const type = customerEventType(own);
   let at = 0;
   for (const c of own) at = Math.max(at, c.at);
   if (type === 'customer.deleted') return { type, at, object: { id, object: 'customer', deleted: true } };
-  const json = record ?? (await readRecord(tx, scope, id, at));
+  const json = shown?.after ?? (await readRecord(tx, scope, id, at));
   if (json === undefined) return undefined;
   if (type === 'customer.created') return { type, at, objectJson: json };
-  const before = earliestBefore(own);
-  const removed = removedMemberships(before);
-  const names =
-    removed.tags.length > 0 || removed.lists.length > 0
-      ? await vocabularyNames(tx, scope.workspaceId, removed)
-      : new Map<string, string>();
-  const object = JSON.parse(json) as Record<string, unknown>;
-  return { type, at, objectJson: json, previous: previousAttributes(object, before, names) };
+  // Every writer of an update hands the record it read before; without one, no field is told.
+  const before = shown?.before === undefined ? {} : (JSON.parse(shown.before) as Record<string, unknown>);
+  return { type, at, objectJson: json, previous: previousAttributes(before, JSON.parse(json)) };
 }
 
 /** The customer as GET shows it at `at`, read with the API's own read path. */

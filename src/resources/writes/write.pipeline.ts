@@ -9,7 +9,7 @@ import type { Actor } from '../actor.model.ts';
 import { changeRow, type ChangeInput } from '../changes/change.model.ts';
 import { setChangeEvents } from '../changes/change-log.repo.ts';
 import { putCustomerEvents, takesCustomerEvents } from '../webhooks/customer-event.service.ts';
-import { CUSTOMER_EVENT_TYPES } from '../webhooks/customer-event.model.ts';
+import { CUSTOMER_EVENT_TYPES, type CustomerRecords } from '../webhooks/customer-event.model.ts';
 import { endpointsFor } from '../webhooks/webhook-event.service.ts';
 import { EventsTaken } from './events-taken.model.ts';
 import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
@@ -29,11 +29,8 @@ export type Tx = Transaction<Database>;
 export interface Written<T> {
   value: T;
   changes: ChangeInput[];
-  /**
-   * Customers' JSON as a GET without masking shows them after the write, by id, where the
-   * write has it at hand (its answer): their webhook events take it instead of reading again.
-   */
-  records?: ReadonlyMap<string, string>;
+  /** The customers as GET showed them before and after the write, where it has them: their webhook events'. */
+  records?: CustomerRecords;
 }
 
 export type WriteService<I, T> = (tx: Tx, actor: Actor, input: I) => Promise<Written<T>>;
@@ -173,7 +170,7 @@ export class WritePipeline {
     tx: Tx,
     actor: Actor,
     changes: ChangeInput[],
-    records: ReadonlyMap<string, string> | undefined,
+    records: CustomerRecords | undefined,
     stored: AnswerToStore | null,
   ): Promise<void> {
     const rows = changes.map((change) => changeRow(actor, change));
