@@ -2,7 +2,6 @@ import type { TObject, TSchema } from '@sinclair/typebox';
 import { PostgresAdapter, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import { jsonBuildObject as sqliteObject } from 'kysely/helpers/sqlite';
 import { jsonObjectFrom as postgresObjectFrom } from 'kysely/helpers/postgres';
-import { checkRecordSource, isInstant, literalOf, objectItems, typeOf } from '../lib/record-schema.ts';
 import type { Queryable } from './schema.ts';
 
 /**
@@ -12,8 +11,6 @@ import type { Queryable } from './schema.ts';
  * booleans as JSON booleans, nested objects and arrays of objects. The caller says where each
  * property's value comes from, shaped like the schema; a property without a source, or a
  * source without a property, is refused when the statement is built (and by a test).
- * lib/record-writer.ts is its twin in JavaScript, walking the schema the same way
- * (lib/record-schema.ts).
  *
  * The answer is the JSON text itself on both engines, byte for byte what JSON.stringify
  * makes of the record: nothing parses it and nothing stringifies it again.
@@ -109,6 +106,23 @@ export function jsonRecordText(db: Queryable, schema: TObject, source: RecordSou
   return spelling.text(objectOf(spelling, db, schema, source, '$'));
 }
 
+/**
+ * Refuses a source that does not produce exactly the schema's properties; the builder calls
+ * it on every object it writes, and tests call it on its own.
+ */
+export function checkRecordSource(schema: TObject, source: RecordSource, path = '$'): void {
+  const properties = Object.keys(schema.properties);
+  const missing = properties.filter((p) => !(p in source) && constOf(schema.properties[p]!) === undefined);
+  const unknown = Object.keys(source).filter((p) => !(p in schema.properties));
+  if (missing.length > 0 || unknown.length > 0) {
+    const parts = [
+      missing.length > 0 ? `no source for ${missing.join(', ')}` : '',
+      unknown.length > 0 ? `no schema property for ${unknown.join(', ')}` : '',
+    ];
+    throw new Error(`The JSON of ${path} does not match its schema: ${parts.filter(Boolean).join('; ')}.`);
+  }
+}
+
 function objectOf(
   spelling: Spelling,
   db: Queryable,
@@ -131,26 +145,49 @@ function propertyValue(
   source: FieldSource | undefined,
   path: string,
 ): Expression<unknown> {
-  // Only a literal may go without a source (checkRecordSource): its value is the schema's.
-  if (source === undefined) return sql.lit(literalOf(schema, path));
+  const literal = constOf(schema);
+  if (source === undefined) {
+    // Only a literal may go without a source (checkRecordSource): its value is the schema's.
+    if (typeof literal !== 'string') throw new Error(`${path}: only a string literal is written from the schema`);
+    return sql.lit(literal);
+  }
   const { type, nullable } = typeOf(schema, path);
   if (type === 'object') {
     if (nullable || !isRecordSource(source)) throw new Error(`${path}: an object needs a record source`);
     return objectOf(spelling, db, schema as TObject, source, path);
   }
   if (type === 'array') {
-    const items = objectItems(schema, path);
-    if (nullable || !(source instanceof JsonArray) || !items) {
+    const items = (schema as { items?: TSchema }).items;
+    if (nullable || !(source instanceof JsonArray) || !items || typeOf(items, path).type !== 'object') {
       throw new Error(`${path}: an array needs a JsonArray source and object items`);
     }
     const { rows, item, orderBy, any } = source.spec;
-    const list = rows(spelling.array(objectOf(spelling, db, items, item, `${path}[]`), orderBy));
+    const list = rows(spelling.array(objectOf(spelling, db, items as TObject, item, `${path}[]`), orderBy));
     return any ? sql`case when ${any} then ${list} else ${spelling.empty()} end` : list;
   }
   if (!isExpression(source)) throw new Error(`${path}: a ${type} needs an SQL value`);
   if (type === 'boolean') return spelling.bool(source, nullable);
-  if (isInstant(schema, type)) return spelling.instant(source);
+  if (type === 'string' && (schema as { format?: string }).format === 'date-time') return spelling.instant(source);
   return source;
+}
+
+function constOf(schema: TSchema): unknown {
+  return (schema as { const?: unknown }).const;
+}
+
+/** The JSON type of a schema and whether it may be null: `type: [t, 'null']` or `anyOf: [s, null]`. */
+function typeOf(schema: TSchema, path: string): { type: string; nullable: boolean } {
+  const s = schema as { type?: string | string[]; anyOf?: TSchema[] };
+  if (typeof s.type === 'string') return { type: s.type, nullable: false };
+  if (Array.isArray(s.type)) {
+    const types = s.type.filter((t) => t !== 'null');
+    if (types.length === 1) return { type: types[0]!, nullable: s.type.includes('null') };
+  }
+  if (s.anyOf) {
+    const others = s.anyOf.filter((member) => (member as { type?: unknown }).type !== 'null');
+    if (others.length === 1) return { type: typeOf(others[0]!, path).type, nullable: others.length < s.anyOf.length };
+  }
+  throw new Error(`${path}: the schema has no single JSON type`);
 }
 
 function isExpression(source: FieldSource): source is Expression<unknown> {

@@ -1,7 +1,8 @@
 import type { Tx } from '../db/schema.ts';
 import type { CustomerListTable, CustomerTable, CustomerTagTable } from '../db/tables/customer.ts';
 import { sameJson } from '../lib/canonical-json.ts';
-import type { ChangeAuthor, ChangeInput, FieldMap } from '../resources/changes/change.model.ts';
+import type { ChangeAuthor, ChangeInput, CustomerRecords, FieldMap } from '../resources/changes/change.model.ts';
+import { readCustomerJson } from '../resources/customers/customer-json.repo.ts';
 import type { ListLinkState, TagLinkState } from '../resources/customers/membership.repo.ts';
 import type { WritePipeline } from '../resources/writes/write.pipeline.ts';
 
@@ -86,6 +87,25 @@ function changeOf(
 }
 
 /**
+ * The customers a batch replaces, as GET showed them before it writes (the API's read path,
+ * in the batch's transaction): an update's event compares them with after.
+ */
+export async function recordsBefore(
+  tx: Tx,
+  context: { workspaceId: string; at: number },
+  stored: Map<string, CustomerTable>,
+): Promise<CustomerRecords> {
+  const records = new Map<string, { before: string }>();
+  for (const row of stored.values()) {
+    const reader = { workspaceId: context.workspaceId, livemode: row.livemode === 1, clock: () => context.at };
+    // A deleted customer has none: the import restores it (customer.created).
+    const shown = await readCustomerJson(tx, reader, row.id);
+    if (shown) records.set(row.id, { before: shown.record });
+  }
+  return records;
+}
+
+/**
  * The change-log rows of an import's customers, through the write pipeline as every customer
  * writer's, so they send their webhook events too (DECISIONS "Webhooks"); one call per mode.
  */
@@ -97,6 +117,7 @@ export async function logImportedCustomers(
   stored: Map<string, CustomerTable>,
   linksBefore: Map<string, CustomerLinks>,
   written: { tags: CustomerTagTable[]; lists: CustomerListTable[] },
+  before: CustomerRecords,
 ): Promise<void> {
   const linksAfter = group(written.tags, written.lists);
   for (const livemode of [false, true]) {
@@ -112,6 +133,6 @@ export async function logImportedCustomers(
       livemode,
       requestId: null,
     };
-    await writes.logChanges(tx, author, changes);
+    await writes.logChanges(tx, author, changes, before);
   }
 }

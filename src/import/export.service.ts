@@ -31,9 +31,9 @@ type Lister = (storage: Storage, actor: Actor, params: PageParams) => Promise<Pa
 
 /** A doc collection's lister; its filters are all left unset. */
 const docs =
-  <R>(spec: DocCollection<Record<string, never>, R> | DocCollection<Record<string, unknown>, R>): Lister =>
+  (spec: DocCollection<Record<string, never>> | DocCollection<Record<string, unknown>>): Lister =>
   (storage, actor, params) =>
-    listDocs(storage.db, spec as DocCollection<Record<string, unknown>, R>, actor, { ...params }) as Promise<Page<Rec>>;
+    listDocs(storage.db, spec as DocCollection<Record<string, unknown>>, actor, { ...params });
 
 /** How each kind of record the import accepts is listed. */
 const LISTERS: Record<ObjectName, Lister> = {

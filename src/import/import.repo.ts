@@ -5,7 +5,13 @@ import type { Queryable, Tx } from '../db/schema.ts';
 import type { CustomerListTable, CustomerTable, CustomerTagTable } from '../db/tables/customer.ts';
 import type { Customer } from '../resources/customers/customer.schema.ts';
 import type { WritePipeline } from '../resources/writes/write.pipeline.ts';
-import { group, logImportedCustomers, type CustomerLinks, type ImportedCustomer } from './customer-log.ts';
+import {
+  type CustomerLinks,
+  group,
+  type ImportedCustomer,
+  logImportedCustomers,
+  recordsBefore,
+} from './customer-log.ts';
 import type { TableName } from './record-kinds.ts';
 
 /**
@@ -156,6 +162,7 @@ export async function writeCustomers(
   // Held until commit: nobody changes them between this read and the write below.
   const stored = await holdCustomers(tx, workspaceId, ids);
   const linksBefore = await linksOf(tx, workspaceId, ids);
+  const before = await recordsBefore(tx, { workspaceId, at }, stored);
   const rows = records.map((c) => customerRow(c, workspaceId));
   // DECISIONS "Customers": version changes on every change; an import is one.
   const set = {
@@ -217,7 +224,7 @@ export async function writeCustomers(
   await insertAll(tx, engine, 'customer_lists', lists);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const imported: ImportedCustomer[] = mineIds.map((id) => ({ row: byId.get(id)!, version: versions.get(id)! }));
-  await logImportedCustomers(tx, writes, { workspaceId, at }, imported, stored, linksBefore, { tags, lists });
+  await logImportedCustomers(tx, writes, { workspaceId, at }, imported, stored, linksBefore, { tags, lists }, before);
 }
 
 const BATCH = 500;

@@ -5,8 +5,8 @@ import { getDoc, listDocs, type DocCollection } from './doc.service.ts';
 import { registerReadRoutes, type ReadRoutesOptions } from './read.routes.ts';
 
 export type DocRoutesOptions<F extends TProperties> = Omit<ReadRoutesOptions<F>, 'list' | 'get' | 'filters'> & {
-  // biome-ignore lint/suspicious/noExplicitAny: each collection declares its own filter and record types
-  spec: DocCollection<any, any>;
+  // biome-ignore lint/suspicious/noExplicitAny: each collection declares its own filter types
+  spec: DocCollection<any>;
   filters?: F;
 };
 

@@ -1,7 +1,7 @@
 /**
- * An answer already written as JSON (by the database, src/db/json-record.ts, or for a new
- * customer by lib/record-writer.ts from the same schema): the edge sends the text as it is
- * instead of serialising a value again. `customerIds` names the customers in it, for the
+ * An answer already written as JSON (by the database, src/db/json-record.ts; a contacts-masked
+ * key's copy masked after, lib/mask.ts): the edge sends the text as it is instead of
+ * serialising a value again. `customerIds` names the customers in it, for the
  * unusual-activity count (DECISIONS "Unusual activity"), which would otherwise have to
  * parse the text back.
  */

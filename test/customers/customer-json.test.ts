@@ -2,11 +2,9 @@ import { Type } from '@sinclair/typebox';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustomerTable } from '../../src/db/tables/customer.ts';
-import { maskEmail, maskPhone } from '../../src/lib/mask.ts';
 import { toInstant } from '../../src/lib/time.ts';
 import { customerJson, pageCustomersJson, readCustomerJson } from '../../src/resources/customers/customer-json.repo.ts';
-import { type CustomerValues, writeCustomerJson } from '../../src/resources/customers/customer-json.model.ts';
-import { adultCutoff, isAdultOn } from '../../src/resources/customers/customer-record.model.ts';
+import { isAdultOn } from '../../src/resources/customers/customer-record.model.ts';
 import { Customer } from '../../src/resources/customers/customer.schema.ts';
 
 /** The rule by calendar arithmetic, as a test oracle: the 18th birthday (29 Feb rolls to 1 Mar) is today or earlier. */
@@ -21,8 +19,8 @@ import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
  * The database writes a customer's JSON from the Customer schema (customer-json.repo.ts,
  * db/json-record.ts). It must be, byte for byte, JSON.stringify of the record the stored
  * values make, keys in the schema's order: every kind of value, text that needs escaping,
- * memberships in their order, dates of birth around the 18th birthday (29 February
- * included), and a contacts-masked key's emails and phones masked as lib/mask.ts masks them.
+ * memberships in their order, and dates of birth around the 18th birthday (29 February
+ * included). It is the customer's one writer: reads, write answers and webhook events.
  */
 const WS = 'wsp_0000000000000000000000';
 const NOW = Date.UTC(2026, 1, 28, 23, 59, 59, 999); // 28 Feb 2026, a year without 29 Feb
@@ -177,7 +175,7 @@ describe.each(ENGINES)('customer JSON written by the database (%s)', (engine) =>
   const sortedLists = (n: number) => [...samples[n]!.lists].sort((a, b) => byAdded(a, b, a.list, b.list));
 
   /** The test's own account of the record a sample makes: the oracle. */
-  function expected(n: number, masked = false): Record<string, unknown> {
+  function expected(n: number): Record<string, unknown> {
     const { tags: _tags, lists: _lists, ...c } = samples[n]!;
     const email = c.email === null ? null : `${n}.${c.email.toLowerCase()}`;
     return {
@@ -186,8 +184,8 @@ describe.each(ENGINES)('customer JSON written by the database (%s)', (engine) =>
       first_name: c.first_name,
       last_name: c.last_name,
       nickname: c.nickname,
-      email: masked ? maskEmail(email) : email,
-      phone: masked ? maskPhone(c.phone) : c.phone,
+      email,
+      phone: c.phone,
       date_of_birth: c.date_of_birth,
       company: c.company,
       address: {
@@ -225,51 +223,17 @@ describe.each(ENGINES)('customer JSON written by the database (%s)', (engine) =>
     }
   });
 
-  it('a contacts-masked key: the same bytes with the email and phone masked', async () => {
-    for (let n = 0; n < samples.length; n++) {
-      const found = await readCustomerJson(storage.db, reader, id('cus', n), { masked: true });
-      expect(found?.record).toBe(JSON.stringify(expected(n, true)));
-    }
-  });
-
-  it('a page: the same records, newest first, one past the limit, masked or not', async () => {
-    for (const masked of [false, true]) {
-      const rows = await pageCustomersJson(
-        storage.db,
-        reader,
-        { email: undefined, updatedSince: null, after: null, take: 11 },
-        { masked },
-      );
-      expect(rows).toHaveLength(11);
-      for (const row of rows) expect(row.record).toBe(JSON.stringify(expected(Number(row.id.slice(4)), masked)));
-      const order = [...rows].sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1));
-      expect(rows.map((r) => r.id)).toEqual(order.map((r) => r.id));
-    }
-  });
-
-  /** What a write has at hand for sample n: its row as stored, today's cutoff and its memberships in order. */
-  function valuesOf(n: number): CustomerValues {
-    return {
-      row: rowOf(n),
-      adultCutoff: adultCutoff(NOW),
-      tags: sortedTags(n).map((t) => ({ id: id('tag', t.tag), name: names[t.tag]!, added_at: t.added_at })),
-      lists: sortedLists(n).map((l) => ({
-        id: id('lst', l.list),
-        name: names[l.list]!,
-        status: l.status,
-        added_at: l.added_at,
-        unsubscribed_at: l.unsubscribed_at,
-      })),
-    };
-  }
-
-  it("JavaScript's writer (a create's answer) writes the database's bytes, masked or not", async () => {
-    for (let n = 0; n < samples.length; n++) {
-      for (const masked of [false, true]) {
-        const found = await readCustomerJson(storage.db, reader, id('cus', n), { masked });
-        expect(writeCustomerJson(valuesOf(n), masked), `sample ${n}`).toBe(found?.record);
-      }
-    }
+  it('a page: the same records, newest first, one past the limit', async () => {
+    const rows = await pageCustomersJson(storage.db, reader, {
+      email: undefined,
+      updatedSince: null,
+      after: null,
+      take: 11,
+    });
+    expect(rows).toHaveLength(11);
+    for (const row of rows) expect(row.record).toBe(JSON.stringify(expected(Number(row.id.slice(4)))));
+    const order = [...rows].sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1));
+    expect(rows.map((r) => r.id)).toEqual(order.map((r) => r.id));
   });
 
   it('another workspace or mode sees nothing', async () => {
@@ -277,28 +241,6 @@ describe.each(ENGINES)('customer JSON written by the database (%s)', (engine) =>
     expect(
       await readCustomerJson(storage.db, { ...reader, workspaceId: 'wsp_1111111111111111111111' }, id('cus', 0)),
     ).toBe(undefined);
-  });
-
-  it('masks in the statement exactly as lib/mask.ts, whatever the stored text', async () => {
-    // Past what the API lets in (the import and older rows might hold them): no @, @ first,
-    // several @, a first character outside the BMP, phones with other characters or few digits.
-    const emails = ['plain', '@start.com', 'a@b@c.org', '🎉x@party.com', 'é@x.fr', 'x@', null];
-    const phones = ['+61 412 345 678', '12', '+1', '', 'call me', '(02) 9876-5432', '+٣٤٥123', null];
-    const cases = fc.sample(fc.tuple(fc.constantFrom(...emails), fc.constantFrom(...phones)), { numRuns: 40, seed: 3 });
-    const wanted = [...emails.map((e, k) => [e, phones[k % phones.length]!] as const), ...cases];
-    for (const [k, [email, phone]] of wanted.entries()) {
-      const customerId = id('cus', 9000 + k);
-      // A workspace each, so the same address may come again (one customer per email).
-      const workspaceId = id('wsp', 9000 + k);
-      const row = { ...rowOf(0), id: customerId, workspace_id: workspaceId, email, phone };
-      await storage.db.insertInto('customers').values(row).execute();
-      const found = await readCustomerJson(storage.db, { ...reader, workspaceId }, customerId, { masked: true });
-      const record = JSON.parse(found!.record) as { email: string | null; phone: string | null };
-      expect(record.email, String(email)).toBe(maskEmail(email));
-      expect(record.phone, String(phone)).toBe(maskPhone(phone));
-      const written = writeCustomerJson({ row, adultCutoff: adultCutoff(NOW), tags: [], lists: [] }, true);
-      expect(written, `${email} ${phone}`).toBe(found!.record);
-    }
   });
 });
 
@@ -311,30 +253,25 @@ describe.each(ENGINES)('the customer JSON checked against its schema (%s)', (eng
   const param = ((name: string) => name) as never;
 
   it('the Customer schema: every property has its source', () => {
-    expect(() => customerJson(storage.db, param, false)).not.toThrow();
-    expect(() => customerJson(storage.db, param, true)).not.toThrow();
+    expect(() => customerJson(storage.db, param)).not.toThrow();
   });
 
   it('a property the SQL does not write is refused, at the top or nested', () => {
     const extra = Type.Object({ ...Customer.properties, loyalty_points: Type.Integer() });
-    expect(() => customerJson(storage.db, param, false, extra)).toThrow(
-      /of \$ does not match.*no source for loyalty_points/,
-    );
+    expect(() => customerJson(storage.db, param, extra)).toThrow(/of \$ does not match.*no source for loyalty_points/);
     const address = Type.Object({ ...Customer.properties.address.properties, geo: Type.String() });
     const nested = Type.Object({ ...Customer.properties, address });
-    expect(() => customerJson(storage.db, param, false, nested)).toThrow(
-      /of \$\.address does not match.*no source for geo/,
-    );
+    expect(() => customerJson(storage.db, param, nested)).toThrow(/of \$\.address does not match.*no source for geo/);
     const tag = Type.Object({ ...Customer.properties.tags.items.properties, colour: Type.String() });
     const inArray = Type.Object({ ...Customer.properties, tags: Type.Array(tag) });
-    expect(() => customerJson(storage.db, param, false, inArray)).toThrow(
+    expect(() => customerJson(storage.db, param, inArray)).toThrow(
       /of \$\.tags\[\] does not match.*no source for colour/,
     );
   });
 
   it('a source the schema does not name is refused', () => {
     const { company: _company, ...rest } = Customer.properties;
-    expect(() => customerJson(storage.db, param, false, Type.Object(rest))).toThrow(/no schema property for company/);
+    expect(() => customerJson(storage.db, param, Type.Object(rest))).toThrow(/no schema property for company/);
   });
 });
 

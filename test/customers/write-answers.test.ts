@@ -6,9 +6,9 @@ import { del, get, makeList, makeTag, patch, post, roomy, roomyKey } from '../he
 
 /**
  * A write's answer is the customer as a GET right after it sends it, byte for byte, with the
- * same ETag: both come from the Customer schema, by the one read statement (customer-json.repo.ts,
- * the write's inside its transaction) or, for a create, by its JavaScript twin from the row
- * (customer-json.model.ts). For a key that sees everything and for a contacts-masked key.
+ * same ETag: both are the one read statement's (customer-json.repo.ts, the write's inside its
+ * transaction, a create's after its INSERT), masked alike for a contacts-masked key
+ * (lib/mask.ts). For a key that sees everything and for a contacts-masked key.
  */
 describe.each(ENGINES)('write answers are the following GET (%s)', (engine) => {
   let t: TestApp;

@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { importRecords } from '../../src/import/import.service.ts';
+import { memorySource } from '../../src/import/reader.ts';
 import { WebhookWorker } from '../../src/jobs/webhook-worker.ts';
 import { undoKeyChanges } from '../../src/resources/changes/undo.service.ts';
 import { recordEvents } from '../../src/resources/webhooks/webhook-event.service.ts';
@@ -12,6 +14,7 @@ import { addStaff } from '../../src/resources/workspaces/workspace.service.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 import { createCustomer, del, get, makeList, makeTag, patch, post } from '../helpers/writes.ts';
+import * as r from '../import/records.ts';
 import { payloadChecker } from './payload-schemas.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
@@ -124,6 +127,18 @@ describe.each(ENGINES)('webhook delivery on %s', (engine) => {
     });
     expect(receiver.received.every((r) => r.verified)).toBe(true);
     expect(new Set(receiver.received.map((r) => r.id)).size).toBe(6);
+  });
+
+  it('previous_attributes is every top-level field GET showed otherwise just before: a date of birth moves adult too', async () => {
+    await endpoint('test');
+    const w = worker();
+    const c = await createCustomer(t, t.keys.test, { last_name: 'Born' });
+    expect(c.adult).toBe(null);
+    await patch(t, t.keys.test, c.id, { date_of_birth: '1990-01-01' });
+    await w.drain();
+    const updated = bodies().find((b) => b.type === 'customer.updated');
+    expect(updated.data.object).toMatchObject({ date_of_birth: '1990-01-01', adult: true });
+    expect(updated.data.previous_attributes).toEqual({ date_of_birth: null, adult: null });
   });
 
   it('an undo sends the customer as it is after the undo', async () => {
@@ -345,5 +360,27 @@ describe.each(ENGINES)('webhook delivery on %s', (engine) => {
     t.clock.now += 86_400_000;
     await w.drain();
     expect(receiver.received).toHaveLength(attempts);
+  });
+
+  it('DELETE /test-data tells what a membership it removed was, from the customer as GET showed it', async () => {
+    await endpoint('test');
+    const w = worker();
+    const tag = await makeTag(t, 'Trial');
+    const c = r.customer({ livemode: false, last_name: 'Imported' });
+    const source = memorySource(r.ndjson([c]));
+    expect(
+      (await importRecords(t.storage, { workspaceId: t.workspaceId, source, clock: t.clock.fn })).bad_lines,
+    ).toEqual([]);
+    await post(t, t.keys.test, `/customers/${c.id}/tags`, { tag });
+    const tagged = (await get(t, t.keys.test, c.id as string)).json();
+    expect(tagged.tags.map((x: { id: string }) => x.id)).toEqual([tag]);
+    await w.drain();
+    receiver.received.length = 0;
+    expect((await del(t, t.keys.test, '/test-data')).statusCode).toBe(200);
+    await w.drain();
+    const removed = bodies().find((b) => b.data.object.id === c.id);
+    expect(removed.type).toBe('customer.updated');
+    expect(removed.data.object).toEqual((await get(t, t.keys.test, c.id as string)).json());
+    expect(removed.data.previous_attributes).toEqual({ tags: tagged.tags });
   });
 });

@@ -3,7 +3,6 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql, type SqliteDatabase } from 'kysely';
 import { GroupCommitDialect, GroupCommitDriver } from './sqlite-group-commit.ts';
-import { registerContactMasks } from '../contact-mask.ts';
 import type { Engine } from './types.ts';
 
 /** `./data/venue.sqlite`, `sqlite:PATH`, or `:memory:`. */
@@ -73,8 +72,6 @@ export function createSqliteEngine(url: string, options: SqliteOptions = {}): En
   } catch {
     // Statistics are an optimisation; the hourly refresh tries again.
   }
-  // The customer reads mask a contacts-masked key's emails and phones in the statement.
-  registerContactMasks(database);
   // The WAL is copied back into the database file by SQLite's own checkpoint, inside the
   // COMMIT that passes wal_autocheckpoint's 1,000 pages.
   const driver = new GroupCommitDriver(database, { database: withStatementCache(database) });

@@ -1,8 +1,7 @@
 import type { DocCollection } from '../doc.service.ts';
-import type { Activity } from './activity.schema.ts';
 
 /** One copy for every key, live or test (SPEC "Conventions", Test data). */
-export const activities: DocCollection<Record<string, never>, Activity> = {
+export const activities: DocCollection<Record<string, never>> = {
   table: 'activities',
   object: 'activity',
   idKind: 'activity',

@@ -1,6 +1,5 @@
 import { eq, instantFilter } from '../doc.repo.ts';
 import type { DocCollection } from '../doc.service.ts';
-import type { Booking } from './booking.schema.ts';
 
 type BookingFilterParams = {
   venue?: string;
@@ -10,7 +9,7 @@ type BookingFilterParams = {
 };
 
 /** Test-aware: a test key sees only test bookings (SPEC "Conventions", Test data). */
-export const bookings: DocCollection<BookingFilterParams, Booking> = {
+export const bookings: DocCollection<BookingFilterParams> = {
   table: 'bookings',
   object: 'booking',
   idKind: 'booking',

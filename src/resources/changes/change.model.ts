@@ -75,3 +75,10 @@ export function toChange(row: ChangeLogTable): Change {
     after: row.after === null ? null : (JSON.parse(row.after) as FieldMap),
   };
 }
+
+/**
+ * Customers as GET shows them (unmasked JSON, the API's read path inside the write's
+ * transaction), by id, as a write has them at hand: just before it changed an existing
+ * customer, and just after (its answer). An event reads what it is not handed.
+ */
+export type CustomerRecords = ReadonlyMap<string, { before?: string; after?: string }>;

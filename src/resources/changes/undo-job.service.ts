@@ -110,12 +110,14 @@ export async function undoBatch(tx: Tx, actor: Actor, batch: UndoBatch): Promise
   const job = await renewClaim(tx, batch.jobId, batch.claim, now, batch.leaseUntil);
   if (!job) throw new LostUndoClaim();
   const changes: ChangeInput[] = [];
+  const records = new Map<string, { before?: string }>();
   const counts = { reverted: 0, skipped: 0 };
   const skips: Omit<UndoJobSkipTable, 'job_id' | 'seq'>[] = [];
   for (const customerId of batch.customers) {
     const target = { keyId: batch.keyId, customerId, until: batch.until };
-    const { value: plan, changes: made } = await undoCustomer(tx, actor, target);
+    const { value: plan, changes: made, records: shown } = await undoCustomer(tx, actor, target);
     changes.push(...made);
+    for (const [id, record] of shown ?? []) records.set(id, record);
     if (plan) {
       for (const outcome of plan.outcomes.values()) {
         if (outcome === 'skipped') counts.skipped++;
@@ -143,6 +145,7 @@ export async function undoBatch(tx: Tx, actor: Actor, batch: UndoBatch): Promise
       skip_rows: job.skip_rows + skips.length,
     },
     changes,
+    records,
   };
 }
 

@@ -8,6 +8,7 @@ import type { Clock } from '../../lib/time.ts';
 import { personActor, type Actor } from '../actor.model.ts';
 import type { AuditActor } from '../audit/audit.model.ts';
 import { recordAudit } from '../audit/audit.service.ts';
+import { readCustomerJson } from '../customers/customer-json.repo.ts';
 import { bumpCustomer, emailOwner, findCustomerRow, lockCustomer } from '../customers/customer-write.repo.ts';
 import { membershipsOf, setMembership, type ListLinkState, type TagLinkState } from '../customers/membership.repo.ts';
 import { findKeyById } from '../keys/key.repo.ts';
@@ -98,6 +99,8 @@ export async function undoCustomer(tx: Tx, actor: Actor, target: UndoTarget): Pr
   const planned = await planFor(tx, actor, target, tx);
   if (!planned) return { value: null, changes: [] };
   const { plan } = planned;
+  // The customer as GET showed it before, for its webhook event (none while it is deleted).
+  const before = plan.ops.length > 0 ? await readCustomerJson(tx, actor, planned.row.id) : undefined;
   const now = actor.clock();
   const changes: ChangeInput[] = [];
   let row = planned.row;
@@ -131,7 +134,7 @@ export async function undoCustomer(tx: Tx, actor: Actor, target: UndoTarget): Pr
   for (const [id, outcome] of plan.outcomes) {
     if (!(await markUndone(tx, id, now, outcome))) throw new StaleWrite(); // another undo got there first
   }
-  return { value: plan, changes };
+  return { value: plan, changes, records: before && new Map([[before.id, { before: before.record }]]) };
 }
 
 export async function undoKeyChanges(

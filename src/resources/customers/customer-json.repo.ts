@@ -1,7 +1,6 @@
 import type { TObject } from '@sinclair/typebox';
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import { maskedEmail, maskedPhone } from '../../db/contact-mask.ts';
-import { JsonArray, jsonDialectOf, jsonRecordText, type RecordSource } from '../../db/json-record.ts';
+import { JsonArray, jsonRecordText, type RecordSource } from '../../db/json-record.ts';
 import { type Param, PreparedQuery } from '../../db/prepared.ts';
 import type { Queryable } from '../../db/schema.ts';
 import type { CursorPosition } from '../../lib/cursor.ts';
@@ -13,10 +12,10 @@ import { Customer } from './customer.schema.ts';
 
 /**
  * Every customer the API reads, as JSON the database builds from the Customer schema
- * (db/json-record.ts): one statement per read, one string per customer. A write that changes
- * a customer answers by running the same read inside its transaction; a create writes its
- * answer from the row in JavaScript, from the same schema (customer-json.model.ts, the twin
- * of customerSource below).
+ * (db/json-record.ts): one statement per read, one string per customer. A write answers by
+ * running the same read inside its transaction, and its webhook event shows the customer as
+ * this read does. The JSON is unmasked: a contacts-masked key's copy is masked after it
+ * (lib/mask.ts).
  *
  * `adult` needs today: a customer with a date of birth is an adult when that date is on or
  * before `adultCutoff` (customer-record.model.ts).
@@ -29,22 +28,16 @@ export interface CustomerJsonRow {
   record: string;
 }
 
-/** Who reads: the scope, today (for `adult`), and whether the key sees contacts masked. */
+/** Who reads: the scope, and today (for `adult`). */
 export interface CustomerReader extends Scope {
   clock: Clock;
-}
-
-export interface CustomerView {
-  /** DECISIONS "Keys": emails and phones masked for a contacts-masked key. */
-  masked: boolean;
 }
 
 const col = <T = unknown>(name: string) => sql.ref<T>(`customers.${name}`);
 const is1 = (name: string) => sql<SqlBool>`${col(name)} = 1`;
 
 /** Where each property of the Customer schema comes from. */
-function customerSource(db: Queryable, param: Param<ReadParams>, masked: boolean): RecordSource {
-  const dialect = jsonDialectOf(db);
+function customerSource(db: Queryable, param: Param<ReadParams>): RecordSource {
   const dateOfBirth = col<string | null>('date_of_birth');
   const tags = new JsonArray({
     rows: (items) =>
@@ -78,15 +71,13 @@ function customerSource(db: Queryable, param: Param<ReadParams>, masked: boolean
     orderBy: [sql`${sql.ref('cl.added_at')} asc nulls first`, sql.ref('cl.list_id')],
     any: sql<SqlBool>`${col('list_count')} > 0`,
   });
-  const email = col<string | null>('email');
-  const phone = col<string | null>('phone');
   return {
     id: col('id'),
     first_name: col('first_name'),
     last_name: col('last_name'),
     nickname: col('nickname'),
-    email: masked ? maskedEmail(dialect, email) : email,
-    phone: masked ? maskedPhone(dialect, phone) : phone,
+    email: col('email'),
+    phone: col('phone'),
     date_of_birth: dateOfBirth,
     company: col('company'),
     address: {
@@ -115,20 +106,13 @@ function customerSource(db: Queryable, param: Param<ReadParams>, masked: boolean
  * The customer's JSON as `db`'s engine writes it, checked against the Customer schema as it
  * is built (`schema` is there for the test that shows a property without a source refused).
  */
-export function customerJson(
-  db: Queryable,
-  param: Param<ReadParams>,
-  masked: boolean,
-  schema: TObject = Customer,
-): RawBuilder<string> {
-  return jsonRecordText(db, schema, customerSource(db, param, masked));
+export function customerJson(db: Queryable, param: Param<ReadParams>, schema: TObject = Customer): RawBuilder<string> {
+  return jsonRecordText(db, schema, customerSource(db, param));
 }
 
-/** Builds both variants once, so a schema property without a source stops the start, not a request. */
+/** Builds it once, so a schema property without a source stops the start, not a request. */
 export function checkCustomerJson(db: Queryable): void {
-  const param = ((name: string) => name) as Param<ReadParams>;
-  customerJson(db, param, false);
-  customerJson(db, param, true);
+  customerJson(db, ((name: string) => name) as Param<ReadParams>);
 }
 
 /** What every customer read binds; a page binds its steps too. */
@@ -146,22 +130,21 @@ interface PageParams extends ReadParams {
   take: number;
 }
 
-function live(db: Queryable, param: Param<ReadParams>, masked: boolean) {
+function live(db: Queryable, param: Param<ReadParams>) {
   return db
     .selectFrom('customers')
-    .select(['customers.id', 'customers.created_at', 'customers.version', customerJson(db, param, masked).as('record')])
+    .select(['customers.id', 'customers.created_at', 'customers.version', customerJson(db, param).as('record')])
     .where('customers.workspace_id', '=', param('workspaceId'))
     .where('customers.livemode', '=', param('livemode'))
     .where('customers.deleted_at', 'is', null);
 }
 
-// A shape's `m`: the masked variant of the same statement.
-const ONE = new PreparedQuery<ReadParams & { id: string }, CustomerJsonRow>((db, param, shape) =>
-  live(db, param, shape.includes('m')).where('customers.id', '=', param('id')),
+const ONE = new PreparedQuery<ReadParams & { id: string }, CustomerJsonRow>((db, param) =>
+  live(db, param).where('customers.id', '=', param('id')),
 );
 
 const PAGE = new PreparedQuery<PageParams, CustomerJsonRow>((db, param, shape) => {
-  let query = live(db, param, shape.includes('m'));
+  let query = live(db, param);
   if (shape.includes('e')) query = query.where('customers.email', '=', param('email'));
   const since = shape.includes('u') ? param('updatedSince') : null;
   const after: CursorPosition | null = shape.includes('a')
@@ -179,17 +162,16 @@ function readParams(reader: CustomerReader): ReadParams {
 }
 
 /**
- * One customer's JSON text, as the reader sees it, read on `db`: a transaction's handle
- * reads what that transaction wrote (a write's answer, an event's record). Undefined for a
- * deleted customer or one out of scope.
+ * One customer's JSON text, read on `db`: a transaction's handle reads what that transaction
+ * wrote (a write's answer, an event's record). Undefined for a deleted customer or one out of
+ * scope.
  */
 export async function readCustomerJson(
   db: Queryable,
   reader: CustomerReader,
   id: string,
-  view: CustomerView = { masked: false },
 ): Promise<CustomerJsonRow | undefined> {
-  const [row] = await ONE.execute(db, { ...readParams(reader), id }, view.masked ? 'm' : '');
+  const [row] = await ONE.execute(db, { ...readParams(reader), id });
   return row;
 }
 
@@ -205,9 +187,8 @@ export async function pageCustomersJson(
   db: Queryable,
   reader: CustomerReader,
   page: CustomerPageQuery,
-  view: CustomerView = { masked: false },
 ): Promise<CustomerJsonRow[]> {
-  const shape = `${page.email !== undefined ? 'e' : ''}${page.updatedSince !== null ? 'u' : ''}${page.after ? 'a' : ''}${view.masked ? 'm' : ''}`;
+  const shape = `${page.email !== undefined ? 'e' : ''}${page.updatedSince !== null ? 'u' : ''}${page.after ? 'a' : ''}`;
   return PAGE.execute(
     db,
     {

@@ -3,6 +3,7 @@ import { CHANGE_LOG_RETENTION_MS } from '../../jobs/retention.ts';
 import type { CursorPosition } from '../../lib/cursor.ts';
 import { toInstant } from '../../lib/time.ts';
 import { isIdOf } from '../../lib/ids.ts';
+import { maskRecordJson } from '../../lib/mask.ts';
 import type { Actor } from '../actor.model.ts';
 import { JsonText } from '../json-text.model.ts';
 import { finishPage, pageText, planPage, type PageParams } from '../paging.model.ts';
@@ -19,8 +20,8 @@ function newerFirst(a: { created_at: number; id: string }, b: { created_at: numb
 
 /**
  * Reading customers: the list with its email look-up, and one customer with its version.
- * The database writes each record's JSON (customer-json.repo.ts), a masked key's contacts
- * masked in it.
+ * The database writes each record's JSON (customer-json.repo.ts); a contacts-masked key's
+ * copy is masked after (customerSeenBy).
  */
 export interface CustomerListParams extends PageParams {
   email?: string;
@@ -35,7 +36,10 @@ export async function listCustomers(db: Queryable, actor: Actor, params: Custome
   const filters = deletions ? { email: email ?? null, include_deleted: true } : { email: email ?? null };
   const plan = planPage('customers', params, filters, actor.pageSize);
   const query = { email, updatedSince: plan.updatedSince, after: plan.after, take: plan.limit + 1 };
-  const customers = await pageCustomersJson(db, actor, query, { masked: actor.contactsMasked });
+  const customers = (await pageCustomersJson(db, actor, query)).map((row) => ({
+    ...row,
+    record: customerSeenBy(actor, row.record),
+  }));
   const rows =
     deletions && plan.updatedSince !== null
       ? withDeletions(
@@ -118,7 +122,12 @@ export async function getCustomer(
   id: string,
 ): Promise<{ record: JsonText; version: string }> {
   if (!isIdOf('customer', id)) throw notFound(`No customer ${id.slice(0, 64)}.`);
-  const row = await readCustomerJson(db, actor, id, { masked: actor.contactsMasked });
+  const row = await readCustomerJson(db, actor, id);
   if (!row) throw notFound(`No customer ${id}.`);
-  return { record: new JsonText(row.record, [row.id]), version: String(row.version) };
+  return { record: new JsonText(customerSeenBy(actor, row.record), [row.id]), version: String(row.version) };
+}
+
+/** DECISIONS "Keys": a customer's JSON as the actor sees it, contacts masked for a contacts-masked key. */
+export function customerSeenBy(actor: Pick<Actor, 'contactsMasked'>, json: string): string {
+  return actor.contactsMasked ? maskRecordJson('customer', json) : json;
 }

@@ -49,7 +49,7 @@ export async function lockCustomer(
 
 /**
  * Inserts the customer unless a unique index refuses (its email is taken): false when
- * refused. The answer is written from the row (customer-json.model.ts), not read back.
+ * refused. The answer is the customer read back by the GET's statement (customer-json.repo.ts).
  */
 export async function insertCustomer(tx: Transaction<Database>, row: CustomerTable): Promise<boolean> {
   return (await INSERT(tx, row)) > 0;

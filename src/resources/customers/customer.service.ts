@@ -9,10 +9,10 @@ import type { Written } from '../writes/write.pipeline.ts';
 import type { CreateCustomerBody, UpdateCustomerBody } from './customer-body.schema.ts';
 import { changedColumns, EDITABLE, toCustomerPatch, todayUtc, type CustomerPatch } from './customer-input.model.ts';
 import { JsonText } from '../json-text.model.ts';
-import { readCustomerJson } from './customer-json.repo.ts';
+import type { ChangeInput } from '../changes/change.model.ts';
+import { type CustomerJsonRow, readCustomerJson } from './customer-json.repo.ts';
+import { customerSeenBy } from './customer-read.service.ts';
 import { bumpCustomer, emailOwner, insertCustomer, lockCustomer } from './customer-write.repo.ts';
-import { writeCustomerJson } from './customer-json.model.ts';
-import { adultCutoff } from './customer-record.model.ts';
 import { countryCode } from './phone.model.ts';
 
 /** Create, update and delete a customer (SPEC "Behaviour rules" 1-5), as write services. */
@@ -31,14 +31,41 @@ export interface DeletedCustomer {
 const EMAIL_TAKEN = 'Another customer already has this email. Look it up with GET /customers?email= first.';
 
 /**
- * The customer as the actor may see it, with the version for its ETag: read inside the
- * write's transaction by the statement a GET runs, so the answer is what a GET would send.
+ * The customer as GET shows it, unmasked, read inside the write's transaction by the
+ * statement a GET runs: a write's answer, and its webhook event's record before or after.
  */
-export async function presentCustomer(tx: Tx, actor: Actor, id: string): Promise<CustomerResult> {
-  const row = await readCustomerJson(tx, actor, id, { masked: actor.contactsMasked });
+export async function shownCustomer(tx: Tx, actor: Actor, id: string): Promise<CustomerJsonRow> {
+  const row = await readCustomerJson(tx, actor, id);
   // The transaction holds the customer's row it just wrote or locked.
   if (!row) throw new Error(`customer ${id} vanished inside its own write`);
-  return { record: new JsonText(row.record, [row.id]), version: String(row.version) };
+  return row;
+}
+
+/** The answer: the customer as the actor may see it, with the version for its ETag, so it is what a GET sends. */
+function answerOf(actor: Actor, row: CustomerJsonRow): CustomerResult {
+  return { record: new JsonText(customerSeenBy(actor, row.record), [row.id]), version: String(row.version) };
+}
+
+export async function presentCustomer(tx: Tx, actor: Actor, id: string): Promise<CustomerResult> {
+  return answerOf(actor, await shownCustomer(tx, actor, id));
+}
+
+/**
+ * A write that changed an existing customer: its answer read after the change, and the
+ * customer before (`before`, read once the write held it) and after for its webhook event.
+ */
+export async function changedCustomer(
+  tx: Tx,
+  actor: Actor,
+  before: CustomerJsonRow,
+  changes: ChangeInput[],
+): Promise<Written<CustomerResult>> {
+  const after = await shownCustomer(tx, actor, before.id);
+  return {
+    value: answerOf(actor, after),
+    records: new Map([[after.id, { before: before.record, after: after.record }]]),
+    changes,
+  };
 }
 
 function pickEditable(row: Pick<CustomerTable, (typeof EDITABLE)[number]>): Record<string, unknown> {
@@ -94,21 +121,14 @@ export async function createCustomer(tx: Tx, actor: Actor, body: CreateCustomerB
   // The email's unique index (one live customer per email in a workspace and mode) is the
   // check: no look-up first, and no race between a look-up and the INSERT.
   if (!(await insertCustomer(tx, row))) throw conflict(EMAIL_TAKEN);
-  // Written from the row, the bytes a GET reads (customer-json.model.ts): a new customer has no memberships.
-  const values = { row, adultCutoff: adultCutoff(now), tags: [], lists: [] };
-  const record = writeCustomerJson(values, actor.contactsMasked);
+  const created = await shownCustomer(tx, actor, row.id);
   return {
-    value: { record: new JsonText(record, [row.id]), version: String(row.version) },
-    records: unmaskedRecord(actor, row.id, record),
+    value: answerOf(actor, created),
+    records: new Map([[row.id, { after: created.record }]]),
     changes: [
       { at: now, action: 'customer.create', customerId: row.id, version: 1, before: null, after: pickEditable(row) },
     ],
   };
-}
-
-/** The answer's record for the write's webhook events (Written.records), when the key sees contacts whole. */
-function unmaskedRecord(actor: Actor, id: string, json: string): ReadonlyMap<string, string> | undefined {
-  return actor.contactsMasked ? undefined : new Map([[id, json]]);
 }
 
 /** If-Match as the edge parsed it: the versions listed, "*" (any current version) or null (absent). */
@@ -153,6 +173,7 @@ export async function updateCustomer(
   const changed = changedColumns(row, patch);
   if (changed.length === 0) return { value: await presentCustomer(tx, actor, row.id), changes: [] };
   if (changed.includes('email') && (await emailOwner(tx, actor, patch.email!, row.id))) throw conflict(EMAIL_TAKEN);
+  const shown = await shownCustomer(tx, actor, row.id);
   const set = Object.fromEntries(changed.map((c) => [c, patch[c]]));
   const now = actor.clock();
   let updated: CustomerTable;
@@ -163,12 +184,9 @@ export async function updateCustomer(
     throw err;
   }
   const before = Object.fromEntries(changed.map((c) => [c, row[c]]));
-  const value = await presentCustomer(tx, actor, updated.id);
-  return {
-    value,
-    records: unmaskedRecord(actor, id, value.record.text),
-    changes: [{ at: now, action: 'customer.update', customerId: id, version: updated.version, before, after: set }],
-  };
+  return changedCustomer(tx, actor, shown, [
+    { at: now, action: 'customer.update', customerId: id, version: updated.version, before, after: set },
+  ]);
 }
 
 /** SPEC "Behaviour rules" 5: the customer goes; bookings, orders and tickets keep its id. */

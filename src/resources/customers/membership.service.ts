@@ -5,7 +5,14 @@ import type { ChangeAction } from '../changes/change.model.ts';
 import type { Tx } from '../../db/schema.ts';
 import type { Written } from '../writes/write.pipeline.ts';
 import { bumpCustomer, lockCustomer } from './customer-write.repo.ts';
-import { presentCustomer, requireVersion, type CustomerResult, type IfMatch } from './customer.service.ts';
+import {
+  changedCustomer,
+  presentCustomer,
+  requireVersion,
+  shownCustomer,
+  type CustomerResult,
+  type IfMatch,
+} from './customer.service.ts';
 import {
   getMembership,
   setMembership,
@@ -64,22 +71,20 @@ export async function changeMembership(tx: Tx, actor: Actor, input: MembershipIn
   const before = await getMembership(tx, kind, customerId, id);
   if (member ? inForce(kind, before) : before === null)
     return { value: await presentCustomer(tx, actor, row.id), changes: [] };
+  const shown = await shownCustomer(tx, actor, row.id);
   const now = actor.clock();
   const updated = await bumpCustomer(tx, row, now);
   const after = member ? added(kind, actor, now) : null;
   await setMembership(tx, kind, actor.workspaceId, customerId, id, after);
   const field = `${kind}:${id}`;
-  return {
-    value: await presentCustomer(tx, actor, updated.id),
-    changes: [
-      {
-        at: now,
-        action: ACTIONS[kind][member ? 'add' : 'remove'],
-        customerId,
-        version: updated.version,
-        before: { [field]: before },
-        after: { [field]: after },
-      },
-    ],
-  };
+  return changedCustomer(tx, actor, shown, [
+    {
+      at: now,
+      action: ACTIONS[kind][member ? 'add' : 'remove'],
+      customerId,
+      version: updated.version,
+      before: { [field]: before },
+      after: { [field]: after },
+    },
+  ]);
 }

@@ -6,6 +6,7 @@ import type { ChangeInput } from '../changes/change.model.ts';
 import type { Tx } from '../../db/schema.ts';
 import type { Written } from '../writes/write.pipeline.ts';
 import type { TestDataRemoval } from './customer-body.schema.ts';
+import { readCustomerJson } from './customer-json.repo.ts';
 import { bumpCustomer, lockCustomer } from './customer-write.repo.ts';
 import { setMembership } from './membership.repo.ts';
 import { stateBeforeTestKeys } from './test-data-prior.model.ts';
@@ -35,6 +36,14 @@ export async function removeTestData(tx: Tx, actor: Actor, _input: null): Promis
   if (rows.size === 0) return { value: counts, changes: [] };
   const again = await madeByTestKeys(tx, actor.workspaceId, keys);
   const held = (id: string) => rows.has(id);
+  // As GET showed them before, for the webhook events of customers that stay (customer.updated).
+  const records = new Map<string, { before: string }>();
+  const leaving = new Set(again.customers);
+  const staying = new Set(again.memberships.map((m) => m.customerId).filter((id) => held(id) && !leaving.has(id)));
+  for (const id of staying) {
+    const shown = await readCustomerJson(tx, actor, id);
+    if (shown) records.set(id, { before: shown.record });
+  }
   const now = actor.clock();
   const changes: ChangeInput[] = [];
   // Each removal is one change: it moves its customer's version on by one.
@@ -70,5 +79,5 @@ export async function removeTestData(tx: Tx, actor: Actor, _input: null): Promis
     });
     counts.customers++;
   }
-  return { value: counts, changes };
+  return { value: counts, changes, records };
 }

@@ -1,13 +1,12 @@
 import { anyEq } from '../doc.repo.ts';
 import type { DocCollection } from '../doc.service.ts';
-import type { GiftCard } from './gift-card.schema.ts';
 
 type GiftCardFilterParams = {
   customer?: string;
 };
 
 /** Real records only: a test key sees an empty list (DECISIONS "Lists and ids"). */
-export const giftCards: DocCollection<GiftCardFilterParams, GiftCard> = {
+export const giftCards: DocCollection<GiftCardFilterParams> = {
   table: 'gift_cards',
   object: 'gift_card',
   idKind: 'gift_card',

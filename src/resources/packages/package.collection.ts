@@ -1,8 +1,7 @@
 import type { DocCollection } from '../doc.service.ts';
-import type { Package } from './package.schema.ts';
 
 /** One copy for every key, live or test (SPEC "Conventions", Test data). */
-export const packages: DocCollection<Record<string, never>, Package> = {
+export const packages: DocCollection<Record<string, never>> = {
   table: 'packages',
   object: 'package',
   idKind: 'package',

@@ -1,6 +1,5 @@
 import { eq } from '../doc.repo.ts';
 import type { DocCollection } from '../doc.service.ts';
-import type { Ticket } from './ticket.schema.ts';
 
 type TicketFilterParams = {
   event?: string;
@@ -9,7 +8,7 @@ type TicketFilterParams = {
 };
 
 /** Real records only: a test key sees an empty list (DECISIONS "Lists and ids"). */
-export const tickets: DocCollection<TicketFilterParams, Ticket> = {
+export const tickets: DocCollection<TicketFilterParams> = {
   table: 'tickets',
   object: 'ticket',
   idKind: 'ticket',

@@ -4,7 +4,7 @@ import { StaleWrite } from '../../db/stale-write.ts';
 import type { EngineWriter } from '../../db/write.ts';
 import { ApiError, TransientConflict } from '../../errors.ts';
 import type { Actor, Scope } from '../actor.model.ts';
-import { type ChangeAuthor, type ChangeInput, changeRow } from '../changes/change.model.ts';
+import { type ChangeAuthor, type ChangeInput, type CustomerRecords, changeRow } from '../changes/change.model.ts';
 import { insertChangeRows } from '../changes/change-log.repo.ts';
 import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
 import { claimKey, dropStoredAnswer, isLive, saveAnswer } from './idempotency.repo.ts';
@@ -19,7 +19,7 @@ import { claimKey, dropStoredAnswer, isLive, saveAnswer } from './idempotency.re
 /** What a committed change must also write, given where the storage is made (src/storage.ts). */
 export interface ChangeHook {
   /** In the change's transaction; answers whether it wrote anything. */
-  write(tx: Tx, scope: Scope, changes: readonly ChangeInput[], records?: ReadonlyMap<string, string>): Promise<boolean>;
+  write(tx: Tx, scope: Scope, changes: readonly ChangeInput[], records?: CustomerRecords): Promise<boolean>;
   /** Once a transaction in which `write` wrote something is durable. */
   committed(): void;
 }
@@ -28,11 +28,8 @@ export interface ChangeHook {
 export interface Written<T> {
   value: T;
   changes: ChangeInput[];
-  /**
-   * Customers' JSON as a GET without masking shows them after the write, by id, where the
-   * write has it at hand (its answer): their webhook events take it instead of reading again.
-   */
-  records?: ReadonlyMap<string, string>;
+  /** The customers as GET showed them before and after the write, where it has them: their webhook events'. */
+  records?: CustomerRecords;
 }
 
 export type WriteService<I, T> = (tx: Tx, actor: Actor, input: I) => Promise<Written<T>>;
@@ -122,7 +119,7 @@ export class WritePipeline {
     tx: Tx,
     author: ChangeAuthor,
     changes: readonly ChangeInput[],
-    records?: ReadonlyMap<string, string>,
+    records?: CustomerRecords,
   ): Promise<boolean> {
     await insertChangeRows(
       tx,
@@ -202,7 +199,7 @@ export class WritePipeline {
     tx: Tx,
     actor: Actor,
     changes: ChangeInput[],
-    records: ReadonlyMap<string, string> | undefined,
+    records: CustomerRecords | undefined,
     stored: AnswerToStore | null,
   ): Promise<boolean> {
     const hooked = changes.length > 0 && (await this.logChanges(tx, actor, changes, records));
