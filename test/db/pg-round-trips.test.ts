@@ -65,7 +65,7 @@ describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (post
         /^insert into "idempotency_keys"/,
         /^commit$/,
       ];
-      create.forEach((pattern, i) => expect(trips.sent[i]).toMatch(pattern));
+      for (const [i, pattern] of create.entries()) expect(trips.sent[i]).toMatch(pattern);
 
       // The replay is a transaction that wrote nothing, and its answer is the first one.
       trips.sent.length = 0;
