@@ -4,9 +4,8 @@ import { outboxWritten } from './resources/webhooks/webhook-event.service.ts';
 import { type ChangeHook, type PipelineWriter, WritePipeline } from './resources/writes/write.pipeline.ts';
 
 /**
- * The storage every writer shares (the API, the console, the CLI, undo and its jobs, the
- * import), with the one write pipeline and what a committed customer change must also
- * write: its webhook events. Wired here so no writer can forget it.
+ * The storage every writer shares (API, console, CLI, undo, import) with its write pipeline and
+ * what a committed customer change must also write, its webhook events: wired here, once.
  */
 export interface AppStorage extends Storage, PipelineWriter {}
 

@@ -3,12 +3,8 @@ import type { Db, Tx } from './schema.ts';
 import { unavailableReason, type UnavailableReason } from './unavailable.ts';
 
 /**
- * The one write path (CONVENTIONS 5, DECISIONS "Durability"): every write of the API, the
- * console, the CLI and the jobs runs in one transaction here and returns only once that
- * transaction is durable, so no caller has a second step to remember. On SQLite that is
- * when the COMMIT of the group it ran in succeeded (dialects/sqlite-group-commit.ts); a
- * group that fails fails every write it held, with the database's own error.
- * test/architecture/layers.test.ts keeps `.transaction()` in this file.
+ * The write path (CONVENTIONS 5, DECISIONS "Durability"): every write runs in one transaction
+ * here and returns only once it is durable (on SQLite, once its group's COMMIT succeeded).
  */
 export interface Writer {
   /** Reads, outside any transaction. */

@@ -6,16 +6,8 @@ import { hostOf, isIpAddress, refusedAddress } from '../lib/webhook-address.ts';
 import { MAX_PAYLOAD_BYTES } from '../resources/webhooks/webhook.model.ts';
 
 /**
- * One attempt to post a webhook (DECISIONS "Webhooks"): no redirects followed (Node's http
- * follows none), a 10 s limit on the whole attempt, a body of at most 256 KiB, and the
- * answer read to at most 4 KiB. Unless private addresses are allowed, the address the
- * connection goes to is checked after DNS, in the socket's own look-up, so a name that
- * resolves to a public address when checked and a private one when used gains nothing.
- *
- * Connections are kept alive and reused for the next attempt to the same host and port (a
- * new TCP and TLS handshake per attempt is most of an attempt's cost). A reused connection
- * was checked when it was made, and the pools of the two address policies are apart, so
- * one made with private addresses allowed never serves an attempt where they are not.
+ * One attempt to post a webhook (DECISIONS "Webhooks"): no redirect followed, 10 s in all, at
+ * most 256 KiB sent and 4 KiB read; the address is checked after DNS, in the socket's own look-up.
  */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 export const MAX_ANSWER_BYTES = 4 * 1024;
@@ -29,7 +21,11 @@ export interface SendOptions {
 
 class RefusedAddress extends Error {}
 
-/** Idle connections close before the usual server's keep-alive timeout (Node's is 5 s). */
+/**
+ * Connections are kept alive (a handshake is most of an attempt's cost), one pool per address
+ * policy, so a connection made with private addresses allowed never serves one where they are
+ * not. Idle ones close before the usual server's keep-alive timeout (Node's is 5 s).
+ */
 const IDLE_MS = 4_000;
 const agents = new Map<string, http.Agent>();
 

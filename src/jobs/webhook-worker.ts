@@ -15,9 +15,8 @@ import type { MailSettings } from './mailer.ts';
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, postWebhook } from './webhook-sender.ts';
 
 /**
- * The webhook worker (DECISIONS "Webhooks"), one in every process: it polls the outbox for due
- * deliveries, claims them under a lease, sends each, and records each outcome in its own
- * transaction, only while its lease holds. A process that dies leaves its leases to run out.
+ * The webhook worker (DECISIONS "Webhooks"), one a process: it polls the outbox, claims due
+ * deliveries under a lease, sends each and records its outcome while the lease holds.
  */
 
 export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed';

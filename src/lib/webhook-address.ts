@@ -1,24 +1,18 @@
 import ipaddr from 'ipaddr.js';
 
 /**
- * Where a webhook may be delivered (DECISIONS "Webhooks", Safety): only to public unicast
- * addresses, unless WEBHOOK_ALLOW_PRIVATE is on. Loopback, private, link-local, unique-local,
- * carrier-grade NAT, multicast, reserved and the cloud metadata services are refused, and so
- * is an IPv6 form that embeds one of them (IPv4-mapped, the well-known NAT64 prefix). Two
- * IPv6 forms are refused whole: IPv4-compatible (`::/96`, deprecated by RFC 4291, which an
- * old tunnel may still carry to the IPv4 address) and the NAT64 local-use prefix
- * (`64:ff9b:1::/48`, RFC 8215: not globally reachable, its IPv4 address placed as each site
- * chooses).
- * The delivery's own DNS look-up is checked again at connect time (jobs/webhook-sender.ts),
- * so a name that resolves to a public address when the endpoint is made and to 127.0.0.1
- * later gains nothing.
+ * Where a webhook may be delivered (DECISIONS "Webhooks", Safety): public unicast addresses
+ * only, unless WEBHOOK_ALLOW_PRIVATE; checked at creation and again after DNS at connect time.
  */
 
 /** Cloud metadata addresses outside the ranges refused anyway (AWS, GCP, Azure, Alibaba, Oracle). */
 const METADATA = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200', '192.0.0.192', 'fd00:ec2::254']);
 
+/** The well-known NAT64 prefix: its IPv4 address is decoded and checked. */
 const NAT64 = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
+/** Refused whole: the local-use NAT64 prefix places its IPv4 address as each site chooses (RFC 8215). */
 const NAT64_LOCAL = ipaddr.IPv6.parseCIDR('64:ff9b:1::/48');
+/** Refused whole: IPv4-compatible IPv6 (RFC 4291, deprecated) may still reach the IPv4 address it embeds. */
 const IPV4_COMPATIBLE = ipaddr.IPv6.parseCIDR('::/96');
 
 /** Why an address is refused, or null when a delivery may go there. */

@@ -2,9 +2,8 @@ import { sameJson } from '../../lib/canonical-json.ts';
 import type { ChangeInput } from '../changes/change.model.ts';
 
 /**
- * A customer's changes in one write, as the webhook event they make (DECISIONS "Webhooks"):
- * its type, and for an update the earlier values of the record's changed top-level fields,
- * from the customer as GET showed it just before the write and just after.
+ * A customer's changes in one write as the webhook event they make (DECISIONS "Webhooks"): its
+ * type, and for an update the changed top-level fields as GET showed them just before.
  */
 export type CustomerEventType = 'customer.created' | 'customer.updated' | 'customer.deleted';
 

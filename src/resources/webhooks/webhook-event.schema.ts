@@ -13,9 +13,8 @@ import { Venue } from '../venues/venue.schema.ts';
 import { Instant } from '../wire.schema.ts';
 
 /**
- * The webhook event payloads (DECISIONS "Webhooks") as TypeBox schemas, for the OpenAPI
- * document's `webhooks` section (src/http/openapi.ts), from which venue-api-client's event
- * types are generated: every type the API sends is here.
+ * Every webhook event payload the API sends (DECISIONS "Webhooks") as TypeBox schemas, for the
+ * OpenAPI document's `webhooks` section, from which venue-api-client's event types are generated.
  */
 function EventOf(type: string, object: TSchema, previous: TObject | null) {
   return Type.Object(

@@ -9,8 +9,7 @@ import { MAX_PAYLOAD_BYTES, takesAny } from './webhook.model.ts';
 
 /**
  * The transactional outbox (DECISIONS "Webhooks"): an event and its deliveries are written in
- * the transaction of the change they describe, so a committed change has them and a
- * rolled-back one has none. An event no enabled endpoint takes is not written.
+ * the transaction of the change they describe; an event no enabled endpoint takes is not.
  */
 export type NewEvent = {
   type: string;

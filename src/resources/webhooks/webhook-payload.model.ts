@@ -1,10 +1,8 @@
 import { type EventShape, maskEvent } from '../../lib/mask.ts';
 
 /**
- * What one endpoint is sent of an event: a `contacts_masked` endpoint gets emails and phones
- * masked exactly as a contacts-masked key sees them, wherever its record type keeps them, in
- * the record and in `previous_attributes` alike (DECISIONS "Webhooks", lib/mask.ts). The
- * stored payload is unmasked, so masked and unmasked endpoints share one event.
+ * What one endpoint is sent of an event (DECISIONS "Webhooks"): the stored, unmasked payload,
+ * masked by lib/mask.ts for a `contacts_masked` endpoint, record and `previous_attributes` alike.
  */
 export function payloadFor(payload: string, contactsMasked: boolean): string {
   if (!contactsMasked) return payload;

@@ -10,10 +10,8 @@ import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
 import { claimKey, dropStoredAnswer, isLive, saveAnswer } from './idempotency.repo.ts';
 
 /**
- * The write pipeline (CONVENTIONS 5): one transaction holding a service's change, its
- * change-log rows, what the change hook adds (its webhook events) and, for a POST, the claim
- * on its Idempotency-Key and the answer stored for it; run again on fresh reads when a
- * concurrent write won a race on the same customer (StaleWrite).
+ * The write pipeline (CONVENTIONS 5): a service's change, its change-log rows, what the change
+ * hook adds and a POST's stored answer in one transaction, run again on a lost race (StaleWrite).
  */
 
 /** What a committed change must also write, given where the storage is made (src/storage.ts). */
