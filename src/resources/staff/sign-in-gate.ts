@@ -1,4 +1,4 @@
-import { SIGN_IN_RULES } from './sign-in.service.ts';
+import { SIGN_IN_RULES } from './sign-in.model.ts';
 
 /**
  * The sign-ins this process runs at once (docs/console.md "Lock-out"): one per email and
