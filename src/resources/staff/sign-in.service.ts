@@ -2,7 +2,7 @@ import type { Tx } from '../../db/schema.ts';
 import type { Writer } from '../../db/write.ts';
 import { randomBase62 } from '../../lib/ids.ts';
 import { decoyPasswordHash, hashPassword, needsRehash, verifyPassword } from '../../lib/password.ts';
-import { MINUTE_MS, type Clock } from '../../lib/time.ts';
+import type { Clock } from '../../lib/time.ts';
 import { addressBucket } from '../../limits/address.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import type { SignInGate } from './sign-in-gate.ts';
