@@ -4,7 +4,7 @@ import type { Database, Queryable } from './schema.ts';
 /**
  * A query built with Kysely once and then run with new values, for the hot statements, whose
  * shape is fixed: building and compiling a query costs more than SQLite takes to run it
- * (bench/README.md). `build` gets `param`, which stands in for a value of `P` by its name;
+ * (ARCHITECTURE.md, "Machinery that pays"). `build` gets `param`, which stands in for a value of `P` by its name;
  * compiling records which bound value each stand-in became, and every run binds the real
  * values in their places. The compiled text is kept per dialect and shape, keyed by the
  * dialect's adapter, which a database and all its transactions share, so a fresh

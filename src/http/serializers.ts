@@ -4,7 +4,7 @@ import { type RouteDefinition, type Serializer, SerializerSelector } from '@fast
  * Response serialisers compiled once per distinct schema, not once per route and status.
  * Every route answers its errors with the same Problem schema, seven answer a Customer, and
  * each compile builds an Ajv of its own for the nullable branches: compiling them route by
- * route, at start, was the largest part of a cold start (bench/README.md).
+ * route, at start, was the largest part of a cold start.
  */
 export function sharedSerializers() {
   const select = SerializerSelector();

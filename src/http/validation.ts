@@ -128,7 +128,7 @@ function plainNumbersOnly(validate: Validate, fields: [string, NumericKind][]): 
 /**
  * Validators are compiled once per distinct schema and part (many routes share theirs: ids,
  * the page query), each on its first use rather than at start: a cold start then pays for
- * none of them, and the first request of a route a few milliseconds (bench/README.md).
+ * none of them, and the first request of a route a few milliseconds.
  */
 export function installValidators(app: FastifyInstance, shared: unknown[]): void {
   let ajvs: { strict: Ajv; coercing: Ajv } | null = null;

@@ -32,8 +32,7 @@ type Parsed = { ok: true; object: ObjectName; record: Rec } | { ok: false; bad: 
 
 /**
  * Good lines written per transaction: on SQLite the write lock is held while a batch is
- * written, and a server on the same file waits for it, so batches stay small (the hold
- * times are in bench/README.md).
+ * written, and a server on the same file waits for it, so batches stay small.
  */
 const BATCH = 200;
 

@@ -11,7 +11,8 @@ export function sqlitePath(url: string): string {
 }
 
 /**
- * Kysely prepares every query anew, a cost worth saving on every request (bench/README.md).
+ * Kysely prepares every query anew, a cost worth saving on every request (ARCHITECTURE.md,
+ * "Machinery that pays").
  * A statement is reusable once run (Kysely runs them to completion), so keep the most recent
  * few hundred by their SQL text: the queries the API makes are a small, fixed set of shapes.
  */
@@ -44,7 +45,7 @@ const DEFAULT_BUSY_TIMEOUT_MS = 50;
 /**
  * SQLite's page cache a connection keeps (MiB), on top of the operating system's cache of
  * the file: large enough for the hot index pages, small enough not to be most of the
- * process's memory (bench/README.md compares 32 with 64).
+ * process's memory.
  */
 export const DEFAULT_CACHE_MIB = 32;
 

@@ -3,7 +3,7 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
 /**
  * Every customer read folds in the customer's tags and lists (customer-json.repo.ts), two
  * look-ups a customer even when it has none. customers.tag_count and list_count say how many
- * it has, so a read looks only where there is something to find (bench/README.md).
+ * it has, so a read looks only where there is something to find.
  *
  * The database keeps the counts, in triggers on the membership tables, so no writer (the
  * API, undo, import, seed, DELETE /test-data, a shell) can leave them wrong; the

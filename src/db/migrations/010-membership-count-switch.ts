@@ -4,8 +4,8 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
  * On PostgreSQL, the membership-count triggers (007) stand aside for a transaction that set
  * `venue.membership_counts` to `off` (Engine.pauseMembershipCounts): a bulk writer (seed,
  * import) that writes the counts itself, set-wise. Counting each batch after the rows were
- * written updated every customer a second time and made the seed 2.5x slower
- * (bench/README.md). The setting is local to its transaction, so every other writer is
+ * written updated every customer a second time and made the seed several times
+ * slower. The setting is local to its transaction, so every other writer is
  * counted as before. SQLite's per-row triggers cost little and stay as they are.
  */
 const TABLES = [
