@@ -50,6 +50,8 @@ export class WebhookWorker {
   private unsubscribe: (() => void) | null = null;
   private running = false;
   private looking: Promise<void> | null = null;
+  /** Whether a claim may find something: a write or the poll says so; a claim that took all there was says not. */
+  private dueLikely = true;
   private lookAgain = false;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly byEndpoint = new Map<string, number>();
@@ -75,6 +77,11 @@ export class WebhookWorker {
 
   /** Looks for due deliveries now (after a write, on each poll). */
   wake(): void {
+    this.dueLikely = true;
+    this.look();
+  }
+
+  private look(): void {
     if (this.looking) {
       this.lookAgain = true;
       return;
@@ -86,7 +93,7 @@ export class WebhookWorker {
         this.looking = null;
         if (this.lookAgain && this.running) {
           this.lookAgain = false;
-          this.wake();
+          this.look();
         }
       });
   }
@@ -94,6 +101,7 @@ export class WebhookWorker {
   /** Claims and sends until nothing due is left and nothing is in flight (tests and the CLI). */
   async drain(): Promise<void> {
     for (;;) {
+      this.dueLikely = true;
       const claimed = await this.claimAndSend();
       await this.settle();
       if (claimed === 0) return;
@@ -118,7 +126,7 @@ export class WebhookWorker {
   /** Claims what the free slots and shares allow, starting each attempt, until a claim finds nothing; answers how many. */
   private async claimAndSend(): Promise<number> {
     let claimedInAll = 0;
-    for (;;) {
+    while (this.dueLikely) {
       const total = this.slots - this.inFlight.size;
       if (total <= 0) return claimedInAll;
       const now = this.deps.clock();
@@ -130,11 +138,15 @@ export class WebhookWorker {
         byEndpoint: this.byEndpoint,
         byWorkspace: this.byWorkspace,
       };
-      const claimed = await this.deps.store.write((tx) => claimDue(tx, this.deps.engine, now, lease, room));
-      if (claimed.length === 0) return claimedInAll;
+      const { claimed, exhausted } = await this.deps.store.write((tx) =>
+        claimDue(tx, this.deps.engine, now, lease, room),
+      );
+      if (exhausted) this.dueLikely = false;
       claimedInAll += claimed.length;
       for (const c of claimed) this.begin(c, lease);
+      if (claimed.length === 0) return claimedInAll;
     }
+    return claimedInAll;
   }
 
   private begin(claimed: ClaimedDelivery, lease: number): void {
@@ -146,7 +158,8 @@ export class WebhookWorker {
       this.inFlight.delete(attempt);
       bump(this.byEndpoint, endpointId, -1);
       bump(this.byWorkspace, workspaceId, -1);
-      if (this.running) this.wake();
+      // A slot is free: what its share held back may go now.
+      if (this.running && this.dueLikely) this.look();
     });
     this.inFlight.add(attempt);
   }

@@ -1,11 +1,15 @@
 import type { Transaction } from 'kysely';
 import type { Engine } from '../../db/dialects/types.ts';
 import { insertMany } from '../../db/insert-many.ts';
+import { preparedInsert } from '../../db/prepared.ts';
 import type { Database, Queryable, Tx } from '../../db/schema.ts';
 import type { ChangeLogTable } from '../../db/tables/change.ts';
 import { toChange, type Change } from './change.model.ts';
 
 /** The change log's writes and yearly purge, and the read of a customer's membership adds. */
+
+// A request's write inserts one row: compiled once (db/prepared.ts).
+const INSERT_ONE = preparedInsert('change_log');
 
 /** Writes change rows inside the transaction that made the changes (as many a statement as the engine allows). */
 export async function insertChangeRows(
@@ -13,7 +17,8 @@ export async function insertChangeRows(
   engine: Pick<Engine, 'maxInsertRows'>,
   rows: ChangeLogTable[],
 ): Promise<void> {
-  await insertMany(tx, engine, 'change_log', rows);
+  if (rows.length === 1) await INSERT_ONE(tx, rows[0]!);
+  else await insertMany(tx, engine, 'change_log', rows);
 }
 
 /** One batch of the changes older than `before` (DECISIONS: kept 365 days, then purged). */

@@ -1,4 +1,5 @@
-import type { Insertable, Updateable } from 'kysely';
+import { type Insertable, sql, type Updateable } from 'kysely';
+import { PreparedQuery } from '../../db/prepared.ts';
 import type { Queryable, Tx } from '../../db/schema.ts';
 import type { WebhookEndpointTable } from '../../db/tables/webhook.ts';
 import type { Scope } from '../actor.model.ts';
@@ -42,15 +43,19 @@ export async function findEndpoint(
 /** An enabled endpoint as a write sees it: which events it takes (the worker reads the rest when it sends). */
 export type EndpointTaker = Pick<WebhookEndpointTable, 'id' | 'events'>;
 
-/** The enabled endpoints of a workspace's mode: where its events go (one indexed look-up, 011's webhook_endpoints_scope). */
-export async function enabledEndpoints(db: Queryable, scope: Scope): Promise<EndpointTaker[]> {
-  return db
+// Every customer write asks it: compiled once (db/prepared.ts).
+const ENABLED = new PreparedQuery<{ workspaceId: string; mode: 'live' | 'test' }, EndpointTaker>((db, param) =>
+  db
     .selectFrom('webhook_endpoints')
     .select(['id', 'events'])
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('mode', '=', scope.livemode ? 'live' : 'test')
-    .where('status', '=', 'enabled')
-    .execute();
+    .where('workspace_id', '=', param('workspaceId'))
+    .where('mode', '=', param('mode'))
+    .where('status', '=', sql.lit('enabled')),
+);
+
+/** The enabled endpoints of a workspace's mode: where its events go (one indexed look-up, 011's webhook_endpoints_scope). */
+export async function enabledEndpoints(db: Queryable, scope: Scope): Promise<EndpointTaker[]> {
+  return ENABLED.execute(db, { workspaceId: scope.workspaceId, mode: scope.livemode ? 'live' : 'test' });
 }
 
 export async function updateEndpoint(

@@ -39,6 +39,7 @@ export interface ClaimRoom {
  * leased to `leaseUntil`: no more of one endpoint or one workspace than its share, so one
  * workspace's dead receivers never hold every slot. Rows are picked with Engine.claimRows,
  * so two processes never take the same one; those looked at and not taken stay due.
+ * `exhausted`: nothing due was left behind.
  */
 export async function claimDue(
   tx: Tx,
@@ -46,7 +47,7 @@ export async function claimDue(
   now: number,
   leaseUntil: number,
   room: ClaimRoom,
-): Promise<ClaimedDelivery[]> {
+): Promise<{ claimed: ClaimedDelivery[]; exhausted: boolean }> {
   const full = (held: ReadonlyMap<string, number>, cap: number) =>
     [...held].filter(([, n]) => n >= cap).map(([id]) => id);
   const fullEndpoints = full(room.byEndpoint, room.perEndpoint);
@@ -70,7 +71,8 @@ export async function claimDue(
   const byEndpoint = new Map(room.byEndpoint);
   const byWorkspace = new Map(room.byWorkspace);
   const ids: string[] = [];
-  for (const row of await engine.claimRows(due).execute()) {
+  const found = await engine.claimRows(due).execute();
+  for (const row of found) {
     const e = byEndpoint.get(row.endpoint_id) ?? 0;
     const w = byWorkspace.get(row.workspace_id) ?? 0;
     if (e >= room.perEndpoint || w >= room.perWorkspace) continue;
@@ -79,7 +81,10 @@ export async function claimDue(
     ids.push(row.id);
     if (ids.length === room.total) break;
   }
-  if (ids.length === 0) return [];
+  // Every due delivery was taken, none passed over for its share: nothing more is due now.
+  const exhausted =
+    found.length < room.total * 4 && ids.length === found.length && !fullEndpoints.length && !fullWorkspaces.length;
+  if (ids.length === 0) return { claimed: [], exhausted };
   await tx.updateTable('webhook_deliveries').set({ claimed_until: leaseUntil }).where('id', 'in', ids).execute();
   const deliveries = await tx
     .selectFrom('webhook_deliveries')
@@ -99,11 +104,12 @@ export async function claimDue(
     .execute();
   const eventById = new Map(events.map((e) => [e.id, e]));
   const endpointById = new Map(endpoints.map((w) => [w.id, w]));
-  return deliveries.map((delivery) => ({
+  const claimed = deliveries.map((delivery) => ({
     delivery,
     event: eventById.get(delivery.event_id)!,
     endpoint: endpointById.get(delivery.endpoint_id)!,
   }));
+  return { claimed, exhausted };
 }
 
 /** An attempt's outcome. */
