@@ -83,10 +83,19 @@ export async function deleteEndpoint(tx: Tx, workspaceId: string, id: string): P
 }
 
 /** After an attempt: a success ends a run of failures, a failure starts one (if none is running). */
+// Every attempt asks one of the two: compiled once (db/prepared.ts). Shape: `ok` or `failed`.
+const NOTE_ATTEMPT = new PreparedQuery<{ workspaceId: string; id: string; now: number }, never>((db, param, shape) => {
+  const query = db
+    .updateTable('webhook_endpoints')
+    .where('workspace_id', '=', param('workspaceId'))
+    .where('id', '=', param('id'));
+  return shape === 'ok'
+    ? query.set({ failing_since: sql.lit(null) }).where('failing_since', 'is not', sql.lit(null))
+    : query.set({ failing_since: param('now') }).where('failing_since', 'is', sql.lit(null));
+});
+
 export async function noteAttempt(tx: Tx, workspaceId: string, id: string, ok: boolean, now: number): Promise<void> {
-  const query = tx.updateTable('webhook_endpoints').where('workspace_id', '=', workspaceId).where('id', '=', id);
-  if (ok) await query.set({ failing_since: null }).where('failing_since', 'is not', null).execute();
-  else await query.set({ failing_since: now }).where('failing_since', 'is', null).execute();
+  await NOTE_ATTEMPT.run(tx, { workspaceId, id, now }, ok ? 'ok' : 'failed');
 }
 
 /** Disables the endpoint when every attempt since `before` or earlier failed; answers it when it did. */

@@ -1,21 +1,22 @@
 import { sql } from 'kysely';
+import { PreparedQuery, preparedInsert } from '../../db/prepared.ts';
 import type { Engine } from '../../db/dialects/types.ts';
 import type { Queryable, Tx } from '../../db/schema.ts';
 import type { WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../../db/tables/webhook.ts';
 
 /** The outbox (011-webhooks): events, one delivery per event and endpoint, claimed under a lease by the worker. */
 
+// Every write an endpoint listens to inserts them, and every attempt records one: compiled once (db/prepared.ts).
+const INSERT_EVENT = preparedInsert('webhook_events');
+const INSERT_DELIVERY = preparedInsert('webhook_deliveries');
+
 export async function insertEvent(
   tx: Tx,
   event: WebhookEventTable,
   deliveries: readonly WebhookDeliveryTable[],
 ): Promise<void> {
-  await tx.insertInto('webhook_events').values(event).execute();
-  if (deliveries.length > 0)
-    await tx
-      .insertInto('webhook_deliveries')
-      .values([...deliveries])
-      .execute();
+  await INSERT_EVENT(tx, event);
+  for (const delivery of deliveries) await INSERT_DELIVERY(tx, delivery);
 }
 
 /** A delivery the worker claimed, with what one attempt needs. */
@@ -120,6 +121,24 @@ export interface AttemptOutcome {
   nextAttemptAt: number | null;
 }
 
+type OutcomeParams = AttemptOutcome & { id: string; leaseUntil: number; now: number };
+
+const RECORD_OUTCOME = new PreparedQuery<OutcomeParams, never>((db, param) =>
+  db
+    .updateTable('webhook_deliveries')
+    .set({
+      status: param('status'),
+      attempts: sql`attempts + 1`,
+      last_status: param('lastStatus'),
+      last_error: param('lastError'),
+      next_attempt_at: param('nextAttemptAt'),
+      claimed_until: sql.lit(null),
+      updated_at: param('now'),
+    })
+    .where('id', '=', param('id'))
+    .where('claimed_until', '=', param('leaseUntil')),
+);
+
 /** Records an attempt, only while the lease it was made under holds; answers whether it did. */
 export async function recordOutcome(
   tx: Tx,
@@ -128,21 +147,8 @@ export async function recordOutcome(
   outcome: AttemptOutcome,
   now: number,
 ): Promise<boolean> {
-  const result = await tx
-    .updateTable('webhook_deliveries')
-    .set({
-      status: outcome.status,
-      attempts: sql`attempts + 1`,
-      last_status: outcome.lastStatus,
-      last_error: outcome.lastError,
-      next_attempt_at: outcome.nextAttemptAt,
-      claimed_until: null,
-      updated_at: now,
-    })
-    .where('id', '=', id)
-    .where('claimed_until', '=', leaseUntil)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  const result = await RECORD_OUTCOME.run(tx, { ...outcome, id, leaseUntil, now });
+  return Number(result.numAffectedRows ?? 0n) > 0;
 }
 
 export type DeliveryRow = WebhookDeliveryTable & { type: string };
