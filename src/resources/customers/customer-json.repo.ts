@@ -37,7 +37,7 @@ const col = <T = unknown>(name: string) => sql.ref<T>(`customers.${name}`);
 const is1 = (name: string) => sql<SqlBool>`${col(name)} = 1`;
 
 /** Where each property of the Customer schema comes from. */
-function customerSource(db: Queryable, param: Param<ReadParams>): RecordSource {
+function customerSource(db: Queryable, param: Param<JsonParams>): RecordSource {
   const dateOfBirth = col<string | null>('date_of_birth');
   const tags = new JsonArray({
     rows: (items) =>
@@ -106,13 +106,13 @@ function customerSource(db: Queryable, param: Param<ReadParams>): RecordSource {
  * The customer's JSON as `db`'s engine writes it, checked against the Customer schema as it
  * is built (`schema` is there for the test that shows a property without a source refused).
  */
-export function customerJson(db: Queryable, param: Param<ReadParams>, schema: TObject = Customer): RawBuilder<string> {
+export function customerJson(db: Queryable, param: Param<JsonParams>, schema: TObject = Customer): RawBuilder<string> {
   return jsonRecordText(db, schema, customerSource(db, param));
 }
 
 /** Builds it once, so a schema property without a source stops the start, not a request. */
 export function checkCustomerJson(db: Queryable): void {
-  customerJson(db, ((name: string) => name) as Param<ReadParams>);
+  customerJson(db, ((name: string) => name) as Param<JsonParams>);
 }
 
 /** What every customer read binds; a page binds its steps too. */
@@ -122,6 +122,9 @@ export interface ReadParams {
   adultCutoff: string;
 }
 
+/** What the JSON itself binds: today, for `adult`. */
+export type JsonParams = Pick<ReadParams, 'adultCutoff'>;
+
 interface PageParams extends ReadParams {
   email?: string;
   updatedSince: number | null;
@@ -130,10 +133,23 @@ interface PageParams extends ReadParams {
   take: number;
 }
 
+/**
+ * What every read of a customer selects (a CustomerJsonRow): the write statements return it
+ * too, so a write's answer comes with the statement that made it. Only `adultCutoff` is bound.
+ */
+export function shownColumns(db: Queryable, param: Param<JsonParams>) {
+  return [
+    sql.ref<string>('customers.id').as('id'),
+    sql.ref<number>('customers.created_at').as('created_at'),
+    sql.ref<number>('customers.version').as('version'),
+    customerJson(db, param).as('record'),
+  ] as const;
+}
+
 function live(db: Queryable, param: Param<ReadParams>) {
   return db
     .selectFrom('customers')
-    .select(['customers.id', 'customers.created_at', 'customers.version', customerJson(db, param).as('record')])
+    .select(shownColumns(db, param))
     .where('customers.workspace_id', '=', param('workspaceId'))
     .where('customers.livemode', '=', param('livemode'))
     .where('customers.deleted_at', 'is', null);
@@ -153,7 +169,7 @@ const PAGE = new PreparedQuery<PageParams, CustomerJsonRow>((db, param, shape) =
   return pageSteps(query, 'customers', since, after, param('take'));
 });
 
-function readParams(reader: CustomerReader): ReadParams {
+export function readParams(reader: CustomerReader): ReadParams {
   return {
     workspaceId: reader.workspaceId,
     livemode: reader.livemode ? 1 : 0,

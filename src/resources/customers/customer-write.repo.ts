@@ -1,10 +1,21 @@
-import { PreparedQuery, preparedInsert } from '../../db/prepared.ts';
+import { sql, type Transaction } from 'kysely';
+import { PreparedQuery } from '../../db/prepared.ts';
 import { lockRows } from '../../db/transaction-lock.ts';
-import type { Transaction } from 'kysely';
-import type { Database, Queryable } from '../../db/schema.ts';
+import type { Database, Queryable, Tx } from '../../db/schema.ts';
 import type { CustomerTable } from '../../db/tables/customer.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
 import type { Scope } from '../actor.model.ts';
+import {
+  type CustomerJsonRow,
+  type CustomerReader,
+  customerJson,
+  type JsonParams,
+  type ReadParams,
+  readParams,
+  shownColumns,
+} from './customer-json.repo.ts';
+import { EDITABLE, type EditableColumn } from './customer-input.model.ts';
+import { adultCutoff } from './customer-record.model.ts';
 
 /**
  * Writes to customers and their memberships. Every change to a customer, memberships
@@ -48,15 +59,96 @@ export async function lockCustomer(
 }
 
 /**
- * Inserts the customer unless a unique index refuses (its email is taken): false when
- * refused. The answer is the customer read back by the GET's statement (customer-json.repo.ts).
+ * Inserts the customer unless a unique index refuses (its email is taken: undefined), and
+ * answers it as a GET shows it, from the same statement (customer-json.repo.ts).
  */
-export async function insertCustomer(tx: Transaction<Database>, row: CustomerTable): Promise<boolean> {
-  return (await INSERT(tx, row)) > 0;
+export async function insertCustomer(
+  tx: Tx,
+  reader: CustomerReader,
+  row: CustomerTable,
+): Promise<CustomerJsonRow | undefined> {
+  const params = { ...row, adultCutoff: adultCutoff(reader.clock()) };
+  const [shown] = await INSERT.execute(tx, params, Object.keys(row).join(','));
+  return shown;
 }
 
-// Every create runs it: compiled once per set of columns (db/prepared.ts).
-const INSERT = preparedInsert('customers', { doNothingOnConflict: true });
+// Every create runs it: compiled once per set of columns (db/prepared.ts), which is always all of them.
+const INSERT = new PreparedQuery<CustomerTable & JsonParams, CustomerJsonRow>((db, param, shape) => {
+  const values = Object.fromEntries(shape.split(',').map((column) => [column, param(column as keyof CustomerTable)]));
+  return db
+    .insertInto('customers')
+    .values(values as never)
+    .onConflict((oc) => oc.doNothing())
+    .returning(shownColumns(db, param));
+});
+
+/**
+ * Reads the customer for a write, holding its row as lockCustomer does, with its JSON as a
+ * GET shows it: what its webhook event's `previous_attributes` are taken from.
+ */
+export async function lockShownCustomer(
+  tx: Tx,
+  reader: CustomerReader,
+  id: string,
+): Promise<{ row: CustomerTable; shown: CustomerJsonRow } | undefined> {
+  const [found] = await LOCK_SHOWN.execute(tx, { ...readParams(reader), id });
+  if (!found) return undefined;
+  const { record, ...row } = found;
+  return { row, shown: { id: row.id, created_at: row.created_at, version: row.version, record } };
+}
+
+const LOCK_SHOWN = new PreparedQuery<ReadParams & { id: string }, CustomerTable & { record: string }>((db, param) =>
+  lockRows(
+    db,
+    db
+      .selectFrom('customers')
+      .selectAll('customers')
+      .select(customerJson(db, param).as('record'))
+      .where('id', '=', param('id'))
+      .where('workspace_id', '=', param('workspaceId'))
+      .where('livemode', '=', param('livemode'))
+      .where('deleted_at', 'is', null),
+  ),
+);
+
+/**
+ * bumpCustomer for a write that answers with the customer: every editable column is set
+ * (from `row` where `set` leaves it), so the statement has one shape, and it returns the
+ * customer as a GET shows it after the change. Throws StaleWrite when the row moved first.
+ */
+export async function bumpShownCustomer(
+  tx: Tx,
+  reader: CustomerReader,
+  row: CustomerTable,
+  now: number,
+  set: Partial<Pick<CustomerTable, EditableColumn>> = {},
+): Promise<CustomerJsonRow> {
+  const columns = Object.fromEntries(EDITABLE.map((c) => [c, set[c] === undefined ? row[c] : set[c]]));
+  const params = {
+    ...columns,
+    id: row.id,
+    version: row.version,
+    updatedAt: now,
+    adultCutoff: adultCutoff(reader.clock()),
+  };
+  const [shown] = await BUMP_SHOWN.execute(tx, params as BumpParams);
+  if (!shown) throw new StaleWrite();
+  return shown;
+}
+
+type BumpParams = Pick<CustomerTable, EditableColumn | 'id' | 'version'> & JsonParams & { updatedAt: number };
+const BUMP_SHOWN = new PreparedQuery<BumpParams, CustomerJsonRow>((db, param) =>
+  db
+    .updateTable('customers')
+    .set({
+      ...Object.fromEntries(EDITABLE.map((c) => [c, param(c)])),
+      updated_at: param('updatedAt'),
+      version: sql<number>`${sql.ref('version')} + 1`,
+    })
+    .where('id', '=', param('id'))
+    .where('version', '=', param('version'))
+    .returning(shownColumns(db, param)),
+);
 
 /** Sets `set` and moves the version on by one; throws StaleWrite when the row moved first. */
 export async function bumpCustomer(

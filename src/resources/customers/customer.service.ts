@@ -10,9 +10,16 @@ import type { CreateCustomerBody, UpdateCustomerBody } from './customer-body.sch
 import { changedColumns, EDITABLE, toCustomerPatch, todayUtc, type CustomerPatch } from './customer-input.model.ts';
 import { JsonText } from '../json-text.model.ts';
 import type { ChangeInput } from '../changes/change.model.ts';
-import { type CustomerJsonRow, readCustomerJson } from './customer-json.repo.ts';
+import type { CustomerJsonRow } from './customer-json.repo.ts';
 import { customerSeenBy } from './customer-read.service.ts';
-import { bumpCustomer, emailOwner, insertCustomer, lockCustomer } from './customer-write.repo.ts';
+import {
+  bumpCustomer,
+  bumpShownCustomer,
+  emailOwner,
+  insertCustomer,
+  lockCustomer,
+  lockShownCustomer,
+} from './customer-write.repo.ts';
 import { countryCode } from './phone.model.ts';
 
 /** Create, update and delete a customer (SPEC "Behaviour rules" 1-5), as write services. */
@@ -30,37 +37,21 @@ export interface DeletedCustomer {
 
 const EMAIL_TAKEN = 'Another customer already has this email. Look it up with GET /customers?email= first.';
 
-/**
- * The customer as GET shows it, unmasked, read inside the write's transaction by the
- * statement a GET runs: a write's answer, and its webhook event's record before or after.
- */
-export async function shownCustomer(tx: Tx, actor: Actor, id: string): Promise<CustomerJsonRow> {
-  const row = await readCustomerJson(tx, actor, id);
-  // The transaction holds the customer's row it just wrote or locked.
-  if (!row) throw new Error(`customer ${id} vanished inside its own write`);
-  return row;
-}
-
 /** The answer: the customer as the actor may see it, with the version for its ETag, so it is what a GET sends. */
-function answerOf(actor: Actor, row: CustomerJsonRow): CustomerResult {
+export function answerOf(actor: Actor, row: CustomerJsonRow): CustomerResult {
   return { record: new JsonText(customerSeenBy(actor, row.record), [row.id]), version: String(row.version) };
 }
 
-export async function presentCustomer(tx: Tx, actor: Actor, id: string): Promise<CustomerResult> {
-  return answerOf(actor, await shownCustomer(tx, actor, id));
-}
-
 /**
- * A write that changed an existing customer: its answer read after the change, and the
- * customer before (`before`, read once the write held it) and after for its webhook event.
+ * A write that changed an existing customer: its answer, and the customer as GET showed it
+ * before (read when the write took its row) and after, for its webhook event.
  */
-export async function changedCustomer(
-  tx: Tx,
+export function changedCustomer(
   actor: Actor,
   before: CustomerJsonRow,
+  after: CustomerJsonRow,
   changes: ChangeInput[],
-): Promise<Written<CustomerResult>> {
-  const after = await shownCustomer(tx, actor, before.id);
+): Written<CustomerResult> {
   return {
     value: answerOf(actor, after),
     records: new Map([[after.id, { before: before.record, after: after.record }]]),
@@ -120,8 +111,8 @@ export async function createCustomer(tx: Tx, actor: Actor, body: CreateCustomerB
   };
   // The email's unique index (one live customer per email in a workspace and mode) is the
   // check: no look-up first, and no race between a look-up and the INSERT.
-  if (!(await insertCustomer(tx, row))) throw conflict(EMAIL_TAKEN);
-  const created = await shownCustomer(tx, actor, row.id);
+  const created = await insertCustomer(tx, actor, row);
+  if (!created) throw conflict(EMAIL_TAKEN);
   return {
     value: answerOf(actor, created),
     records: new Map([[row.id, { after: created.record }]]),
@@ -161,8 +152,9 @@ export async function updateCustomer(
   const { id, body, ifMatch } = input;
   if (!isIdOf('customer', id)) throw notFound(`No customer ${id.slice(0, 64)}.`);
   const patch = await patchFrom(tx, actor, body);
-  const row = await lockCustomer(tx, actor, id);
-  if (!row) throw notFound(`No customer ${id}.`);
+  const held = await lockShownCustomer(tx, actor, id);
+  if (!held) throw notFound(`No customer ${id}.`);
+  const { row, shown } = held;
   requireVersion(ifMatch, row.version);
   // SPEC "Behaviour rules" 3: once set, email and phone cannot change or be cleared here.
   for (const field of ['email', 'phone'] as const) {
@@ -171,20 +163,19 @@ export async function updateCustomer(
     }
   }
   const changed = changedColumns(row, patch);
-  if (changed.length === 0) return { value: await presentCustomer(tx, actor, row.id), changes: [] };
+  if (changed.length === 0) return { value: answerOf(actor, shown), changes: [] };
   if (changed.includes('email') && (await emailOwner(tx, actor, patch.email!, row.id))) throw conflict(EMAIL_TAKEN);
-  const shown = await shownCustomer(tx, actor, row.id);
   const set = Object.fromEntries(changed.map((c) => [c, patch[c]]));
   const now = actor.clock();
-  let updated: CustomerTable;
+  let updated: CustomerJsonRow;
   try {
-    updated = await bumpCustomer(tx, row, now, set);
+    updated = await bumpShownCustomer(tx, actor, row, now, set);
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(EMAIL_TAKEN);
     throw err;
   }
   const before = Object.fromEntries(changed.map((c) => [c, row[c]]));
-  return changedCustomer(tx, actor, shown, [
+  return changedCustomer(actor, shown, updated, [
     { at: now, action: 'customer.update', customerId: id, version: updated.version, before, after: set },
   ]);
 }

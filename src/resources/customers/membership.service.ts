@@ -4,15 +4,8 @@ import { actorKeyId, type Actor } from '../actor.model.ts';
 import type { ChangeAction } from '../changes/change.model.ts';
 import type { Tx } from '../../db/schema.ts';
 import type { Written } from '../writes/write.pipeline.ts';
-import { bumpCustomer, lockCustomer } from './customer-write.repo.ts';
-import {
-  changedCustomer,
-  presentCustomer,
-  requireVersion,
-  shownCustomer,
-  type CustomerResult,
-  type IfMatch,
-} from './customer.service.ts';
+import { bumpShownCustomer, lockShownCustomer } from './customer-write.repo.ts';
+import { answerOf, changedCustomer, requireVersion, type CustomerResult, type IfMatch } from './customer.service.ts';
 import {
   getMembership,
   setMembership,
@@ -65,19 +58,19 @@ export async function changeMembership(tx: Tx, actor: Actor, input: MembershipIn
       `No ${kind} ${id.slice(0, 64)} in this workspace; ${kind}s are made in the workspace, not through the API.`,
     );
   }
-  const row = await lockCustomer(tx, actor, customerId);
-  if (!row) throw notFound(`No customer ${customerId}.`);
+  const held = await lockShownCustomer(tx, actor, customerId);
+  if (!held) throw notFound(`No customer ${customerId}.`);
+  const { row, shown } = held;
   requireVersion(input.ifMatch, row.version);
   const before = await getMembership(tx, kind, customerId, id);
-  if (member ? inForce(kind, before) : before === null)
-    return { value: await presentCustomer(tx, actor, row.id), changes: [] };
-  const shown = await shownCustomer(tx, actor, row.id);
+  if (member ? inForce(kind, before) : before === null) return { value: answerOf(actor, shown), changes: [] };
   const now = actor.clock();
-  const updated = await bumpCustomer(tx, row, now);
   const after = member ? added(kind, actor, now) : null;
+  // The membership first, so the customer the version's move returns shows it.
   await setMembership(tx, kind, actor.workspaceId, customerId, id, after);
+  const updated = await bumpShownCustomer(tx, actor, row, now);
   const field = `${kind}:${id}`;
-  return changedCustomer(tx, actor, shown, [
+  return changedCustomer(actor, shown, updated, [
     {
       at: now,
       action: ACTIONS[kind][member ? 'add' : 'remove'],
