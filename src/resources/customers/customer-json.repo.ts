@@ -161,9 +161,10 @@ const ONE = new PreparedQuery<ReadParams & { id: string }, CustomerJsonRow>((db,
 
 const PAGE = new PreparedQuery<PageParams, CustomerJsonRow>((db, param, shape) => {
   let query = live(db, param);
-  if (shape.includes('e')) query = query.where('customers.email', '=', param('email'));
-  const since = shape.includes('u') ? param('updatedSince') : null;
-  const after: CursorPosition | null = shape.includes('a')
+  const filters = shape.split(',');
+  if (filters.includes('email')) query = query.where('customers.email', '=', param('email'));
+  const since = filters.includes('updated_since') ? param('updatedSince') : null;
+  const after: CursorPosition | null = filters.includes('after')
     ? { createdAt: param('afterCreatedAt'), id: param('afterId') }
     : null;
   return pageSteps(query, 'customers', since, after, param('take'));
@@ -204,7 +205,13 @@ export async function pageCustomersJson(
   reader: CustomerReader,
   page: CustomerPageQuery,
 ): Promise<CustomerJsonRow[]> {
-  const shape = `${page.email !== undefined ? 'e' : ''}${page.updatedSince !== null ? 'u' : ''}${page.after ? 'a' : ''}`;
+  // The page's statement has one shape per set of filters given, each compiled once.
+  const filters = [
+    page.email !== undefined && 'email',
+    page.updatedSince !== null && 'updated_since',
+    page.after && 'after',
+  ];
+  const shape = filters.filter(Boolean).join(',');
   return PAGE.execute(
     db,
     {
