@@ -16,7 +16,7 @@ import { Instant } from '../wire.schema.ts';
  * Every webhook event payload the API sends (DECISIONS "Webhooks") as TypeBox schemas, for the
  * OpenAPI document's `webhooks` section, from which venue-api-client's event types are generated.
  */
-function EventOf(type: string, object: TSchema, previous: TObject | null) {
+function EventOf(type: string, object: TSchema, previous: TObject | undefined) {
   return Type.Object(
     {
       id: Type.String({
@@ -62,60 +62,51 @@ const IMPORTED: Record<string, [TSchema, string]> = {
   tag: [Tag, 'a tag'],
 };
 
-/** `<object>.created` and `<object>.updated`: the record as the import wrote it (no previous values). */
-function importedRecordEvents(): Record<string, { summary: string; schema: TSchema }> {
-  return Object.fromEntries(
+/** Each event type: what happened, and its `data.object` (with `previous_attributes` of this shape). */
+const WEBHOOK_EVENTS: Record<string, { summary: string; object: TSchema; previous?: TObject }> = {
+  'customer.created': {
+    summary: 'A customer was created (or restored)',
+    object: described(Customer, 'The customer as GET showed it right after.'),
+  },
+  'customer.updated': {
+    summary: 'A customer changed: a field, a tag or a list membership',
+    object: described(Customer, 'The customer as GET showed it right after.'),
+    previous: Customer,
+  },
+  'customer.deleted': { summary: 'A customer was deleted', object: described(DeletedCustomer, 'The deleted shape.') },
+  // An import's records, as it wrote them: no previous values.
+  ...Object.fromEntries(
     Object.entries(IMPORTED).flatMap(([name, [schema, what]]) => {
       const object = described(
         schema,
         `The ${name.replace('_', ' ')} as the import wrote it, in the shape GET answers.`,
       );
       return [
-        [`${name}.created`, { summary: `An import added ${what}`, schema: EventOf(`${name}.created`, object, null) }],
-        [
-          `${name}.updated`,
-          { summary: `An import replaced ${what}`, schema: EventOf(`${name}.updated`, object, null) },
-        ],
+        [`${name}.created`, { summary: `An import added ${what}`, object }],
+        [`${name}.updated`, { summary: `An import replaced ${what}`, object }],
       ];
     }),
-  );
-}
-
-const WEBHOOK_EVENTS: Record<string, { summary: string; schema: TSchema }> = {
-  'customer.created': {
-    summary: 'A customer was created (or restored)',
-    schema: EventOf('customer.created', described(Customer, 'The customer as GET showed it right after.'), null),
-  },
-  'customer.updated': {
-    summary: 'A customer changed: a field, a tag or a list membership',
-    schema: EventOf('customer.updated', described(Customer, 'The customer as GET showed it right after.'), Customer),
-  },
-  'customer.deleted': {
-    summary: 'A customer was deleted',
-    schema: EventOf('customer.deleted', described(DeletedCustomer, 'The deleted shape.'), null),
-  },
-  ...importedRecordEvents(),
+  ),
   'webhook.test': {
     summary: 'A test event, sent from the console or the CLI',
-    schema: EventOf(
-      'webhook.test',
-      Type.Object(
-        {
-          id: Type.String({ description: 'The endpoint the test was sent to.' }),
-          object: Type.Literal('webhook_endpoint', { description: 'Always `webhook_endpoint`.' }),
-          url: Type.String({ description: "The endpoint's URL." }),
-        },
-        { description: 'The endpoint.' },
-      ),
-      null,
+    object: Type.Object(
+      {
+        id: Type.String({ description: 'The endpoint the test was sent to.' }),
+        object: Type.Literal('webhook_endpoint', { description: 'Always `webhook_endpoint`.' }),
+        url: Type.String({ description: "The endpoint's URL." }),
+      },
+      { description: 'The endpoint.' },
     ),
   },
 };
 
+/** Every event type an endpoint may subscribe to (and `webhook.test`, which every endpoint takes). */
+export const EVENT_TYPES: readonly string[] = Object.keys(WEBHOOK_EVENTS);
+
 /** The document's `webhooks` section: one POST per event type. */
 export function webhooksDocument(): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(WEBHOOK_EVENTS).map(([type, { summary, schema }]) => [
+    Object.entries(WEBHOOK_EVENTS).map(([type, { summary, object, previous }]) => [
       type,
       {
         post: {
@@ -123,7 +114,7 @@ export function webhooksDocument(): Record<string, unknown> {
           summary,
           description: `Sent as a Standard Webhooks delivery (headers \`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`). ${summary}.`,
           security: [],
-          requestBody: { required: true, content: { 'application/json': { schema } } },
+          requestBody: { required: true, content: { 'application/json': { schema: EventOf(type, object, previous) } } },
           responses: {
             '200': { description: 'Any 2xx answer within 10 s is a delivery; anything else is retried.' },
             '400': { description: 'Not a delivery: it is retried on the schedule, then failed.' },

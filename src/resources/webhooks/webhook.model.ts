@@ -1,33 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { WebhookDeliveryTable, WebhookEndpointTable } from '../../db/tables/webhook.ts';
 import { toInstant } from '../../lib/time.ts';
+import { EVENT_TYPES } from './webhook-event.schema.ts';
 
 /**
  * Webhook endpoints and deliveries as the CLI and the console show them (DECISIONS
  * "Webhooks"). The secret is never part of either: it is shown once, when made or rotated.
  */
-
-/** The read-only collections whose records an import writes, by event prefix. */
-const IMPORTED_OBJECTS = [
-  'booking',
-  'order',
-  'ticket',
-  'gift_card',
-  'venue',
-  'activity',
-  'package',
-  'event',
-  'list',
-  'tag',
-] as const;
-
-export const EVENT_TYPES: readonly string[] = [
-  'customer.created',
-  'customer.updated',
-  'customer.deleted',
-  ...IMPORTED_OBJECTS.flatMap((o) => [`${o}.created`, `${o}.updated`]),
-  'webhook.test',
-];
 
 /** At most this many endpoints a workspace (DECISIONS "Webhooks"). */
 export const MAX_ENDPOINTS = 16;
@@ -96,15 +75,10 @@ export function newSigningSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
-/** Whether an endpoint subscribed to `["*"]` or a list takes this type. */
-export function subscribes(events: readonly string[], type: string): boolean {
-  return type === 'webhook.test' || events.includes('*') || events.includes(type);
-}
-
-/** Whether the endpoint subscribes to any of these event types. */
+/** Whether the endpoint (subscribed to `["*"]` or a list) takes any of these types; every one takes `webhook.test`. */
 export function takesAny(endpoint: Pick<WebhookEndpointTable, 'events'>, types: readonly string[]): boolean {
   const events = JSON.parse(endpoint.events) as string[];
-  return types.some((t) => subscribes(events, t));
+  return types.some((type) => type === 'webhook.test' || events.includes('*') || events.includes(type));
 }
 
 /** The endpoint's event list, checked: `*` alone, or known types without repeats. */
