@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { Engine } from '../db/dialects/types.ts';
 import type { Writer } from '../db/write.ts';
+import { type EventShape, maskEvent } from '../lib/mask.ts';
 import type { Clock } from '../lib/time.ts';
 import { onOutboxWritten } from '../resources/webhooks/webhook-event.service.ts';
 import {
@@ -9,7 +10,6 @@ import {
   claimDue,
   recordOutcome,
 } from '../resources/webhooks/webhook-outbox.repo.ts';
-import { payloadFor } from '../resources/webhooks/webhook-payload.model.ts';
 import { noteEndpointAttempt, tellDisabled } from './webhook-endpoint-health.ts';
 import type { MailSettings } from './mailer.ts';
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, postWebhook } from './webhook-sender.ts';
@@ -190,7 +190,11 @@ export class WebhookWorker {
   /** One signed attempt (Standard Webhooks; a rotated secret signs beside the new one). */
   private async send({ event, endpoint }: ClaimedDelivery): Promise<AttemptResult> {
     const now = this.deps.clock();
-    const body = payloadFor(event.payload, endpoint.contacts_masked === 1);
+    // A `contacts_masked` endpoint is sent the stored payload masked, record and `previous_attributes` alike.
+    const body =
+      endpoint.contacts_masked === 1
+        ? JSON.stringify(maskEvent(JSON.parse(event.payload) as EventShape))
+        : event.payload;
     const secrets = [endpoint.secret];
     if (endpoint.previous_secret && (endpoint.previous_secret_expires_at ?? 0) > now)
       secrets.push(endpoint.previous_secret);

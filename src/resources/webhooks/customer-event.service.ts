@@ -1,18 +1,22 @@
 import type { Tx } from '../../db/schema.ts';
+import { sameJson } from '../../lib/canonical-json.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import type { Scope } from '../actor.model.ts';
 import type { ChangeInput, CustomerRecords } from '../changes/change.model.ts';
 import { readCustomerJson } from '../customers/customer-json.repo.ts';
-import { CUSTOMER_EVENT_TYPES, customerEventType, previousAttributes } from './customer-event.model.ts';
 import { enabledEndpoints } from './webhook-endpoint.repo.ts';
 import { type NewEvent, recordEvents } from './webhook-event.service.ts';
 import { takesAny } from './webhook.model.ts';
 
 /**
  * A write's customer events, one a customer, written with their deliveries in its transaction
- * (the write pipeline's change hook). `data.object` is what GET shows after the change; an
- * update's `previous_attributes` compares it with the record the writer read before.
+ * (the write pipeline's change hook; DECISIONS "Webhooks").
  */
+const CUSTOMER_EVENT_TYPES = ['customer.created', 'customer.updated', 'customer.deleted'];
+
+/** What moves on every change, so is never a changed field (DECISIONS "Webhooks"). */
+const EVERY_CHANGE = new Set(['updated_at', 'version']);
+
 export async function writeCustomerEvents(
   tx: Tx,
   scope: Scope,
@@ -30,7 +34,11 @@ export async function writeCustomerEvents(
   return (await recordEvents(tx, scope, events, endpoints)) > 0;
 }
 
-/** A customer's event from its changes; undefined when the customer is no longer there to show. */
+/**
+ * A customer's event from its changes; undefined when the customer is no longer there to show.
+ * `data.object` is what GET shows after the change; an update's `previous_attributes` are the
+ * top-level fields that differ from the record the writer read before, with their values then.
+ */
 async function customerEvent(
   tx: Tx,
   scope: Scope,
@@ -38,20 +46,21 @@ async function customerEvent(
   own: readonly ChangeInput[],
   shown: { before?: string; after?: string } | undefined,
 ): Promise<NewEvent | undefined> {
-  const type = customerEventType(own);
-  let at = 0;
-  for (const c of own) at = Math.max(at, c.at);
-  if (type === 'customer.deleted') return { type, at, object: { id, object: 'customer', deleted: true } };
-  const json = shown?.after ?? (await readRecord(tx, scope, id, at));
-  if (json === undefined) return undefined;
-  if (type === 'customer.created') return { type, at, objectJson: json };
-  // Every writer of an update hands the record it read before; without one, no field is told.
-  const before = shown?.before === undefined ? {} : (JSON.parse(shown.before) as Record<string, unknown>);
-  return { type, at, objectJson: json, previous: previousAttributes(before, JSON.parse(json)) };
-}
-
-/** The customer as GET shows it at `at`, read with the API's own read path. */
-async function readRecord(tx: Tx, scope: Scope, id: string, at: number): Promise<string | undefined> {
+  const actions = new Set(own.map((c) => c.action));
+  const at = own.reduce((latest, c) => Math.max(latest, c.at), 0);
+  if (actions.has('customer.delete'))
+    return { type: 'customer.deleted', at, object: { id, object: 'customer', deleted: true } };
   const reader = { workspaceId: scope.workspaceId, livemode: scope.livemode, clock: () => at };
-  return (await readCustomerJson(tx, reader, id))?.record;
+  const json = shown?.after ?? (await readCustomerJson(tx, reader, id))?.record;
+  if (json === undefined) return undefined;
+  // A restore brings back a customer receivers were told is gone.
+  if (actions.has('customer.create') || actions.has('customer.restore'))
+    return { type: 'customer.created', at, objectJson: json };
+  // Every writer of an update hands the record it read before; without one, no field is told.
+  const before: Record<string, unknown> = shown?.before === undefined ? {} : JSON.parse(shown.before);
+  const after: Record<string, unknown> = JSON.parse(json);
+  const previous = Object.fromEntries(
+    Object.entries(before).filter(([field, value]) => !EVERY_CHANGE.has(field) && !sameJson(value, after[field])),
+  );
+  return { type: 'customer.updated', at, objectJson: json, previous };
 }
