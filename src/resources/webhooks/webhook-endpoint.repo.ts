@@ -10,15 +10,6 @@ export async function insertEndpoint(tx: Tx, row: Insertable<WebhookEndpointTabl
   await tx.insertInto('webhook_endpoints').values(row).execute();
 }
 
-export async function countEndpoints(tx: Queryable, workspaceId: string): Promise<number> {
-  const row = await tx
-    .selectFrom('webhook_endpoints')
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where('workspace_id', '=', workspaceId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 export async function listEndpoints(db: Queryable, workspaceId: string): Promise<WebhookEndpointTable[]> {
   return db
     .selectFrom('webhook_endpoints')
@@ -98,7 +89,7 @@ export async function noteAttempt(tx: Tx, workspaceId: string, id: string, ok: b
   await NOTE_ATTEMPT.run(tx, { workspaceId, id, now }, ok ? 'ok' : 'failed');
 }
 
-/** Disables the endpoint when every attempt since `before` or earlier failed; answers it when it did. */
+/** Disables the endpoint when every attempt since `before` or earlier failed; answers whether it did. */
 export async function disableIfFailingSince(
   tx: Tx,
   workspaceId: string,
@@ -106,7 +97,7 @@ export async function disableIfFailingSince(
   before: number,
   reason: string,
   now: number,
-): Promise<WebhookEndpointTable | undefined> {
+): Promise<boolean> {
   const result = await tx
     .updateTable('webhook_endpoints')
     .set({ status: 'disabled', disabled_reason: reason, updated_at: now })
@@ -115,6 +106,5 @@ export async function disableIfFailingSince(
     .where('status', '=', 'enabled')
     .where('failing_since', '<=', before)
     .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return undefined;
-  return findEndpoint(tx, workspaceId, id);
+  return Number(result.numUpdatedRows) > 0;
 }

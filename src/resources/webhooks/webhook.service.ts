@@ -8,7 +8,6 @@ import { hostOf, isIpAddress, refusedAddress } from '../../lib/webhook-address.t
 import type { AuditAction, AuditActor } from '../audit/audit.model.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import {
-  countEndpoints,
   deleteEndpoint as removeEndpoint,
   findEndpoint,
   insertEndpoint,
@@ -138,7 +137,7 @@ export async function createEndpoint(
     updated_at: now,
   };
   await store.write(async (tx) => {
-    if ((await countEndpoints(tx, input.workspaceId)) >= MAX_ENDPOINTS) {
+    if ((await listEndpoints(tx, input.workspaceId)).length >= MAX_ENDPOINTS) {
       throw conflict(`A workspace has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`);
     }
     await insertEndpoint(tx, row);
