@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import type { Db, Tx } from '../../db/schema.ts';
+import type { WebhookEndpointTable } from '../../db/tables/webhook.ts';
 import type { Writer } from '../../db/write.ts';
 import { conflict, invalid, notFound } from '../../errors.ts';
 import { isIdOf, newId } from '../../lib/ids.ts';
@@ -52,59 +53,47 @@ export interface CreateEndpointInput {
   by?: AuditActor;
 }
 
-/** An audit entry for an endpoint, in the transaction of the change (docs/console.md "Audit log"). */
+/** The audit entry of a change to an endpoint, in its transaction, when an actor is named (docs/console.md "Audit log"). */
 async function audit(
   tx: Tx,
   by: AuditActor | undefined,
+  endpoint: Pick<WebhookEndpointTable, 'workspace_id' | 'id'>,
   at: number,
-  workspaceId: string,
   action: AuditAction,
-  id: string,
   detail?: Record<string, unknown>,
-) {
-  if (by) await recordAudit(tx, { workspaceId, at, by, action, target: id, ...(detail ? { detail } : {}) });
+): Promise<void> {
+  if (by) await recordAudit(tx, { workspaceId: endpoint.workspace_id, at, by, action, target: endpoint.id, detail });
 }
 
 const resolveAll = async (host: string) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
+const badUrl = (why: string, message: string) => invalid(`url: ${why}`, [{ field: 'url', message }]);
+
 /** The URL, checked: https (or http when allowed), no credentials, a host that resolves only to allowed addresses. */
 export async function checkWebhookUrl(raw: string, policy: WebhookPolicy): Promise<string> {
-  const url = URL.canParse(raw) ? new URL(raw) : null;
-  if (url === null)
-    throw invalid(`url: "${raw.slice(0, 200)}" is not an absolute URL`, [
-      { field: 'url', message: 'must be an absolute URL' },
-    ]);
+  if (!URL.canParse(raw)) throw badUrl(`"${raw.slice(0, 200)}" is not an absolute URL`, 'must be an absolute URL');
+  const url = new URL(raw);
   const schemes = policy.allowHttp ? ['https:', 'http:'] : ['https:'];
-  if (!schemes.includes(url.protocol)) {
-    throw invalid('url: webhooks are sent over https only', [{ field: 'url', message: 'must start with https://' }]);
+  if (!schemes.includes(url.protocol)) throw badUrl('webhooks are sent over https only', 'must start with https://');
+  if (url.username || url.password) throw badUrl('must not carry a user name or password', 'has credentials');
+  if (raw.length > 2048) throw badUrl('at most 2048 characters', 'too long');
+  if (policy.allowPrivate) return url.toString();
+  const host = hostOf(url);
+  if (isIpAddress(host)) {
+    const why = refusedAddress(host);
+    if (why) throw badUrl(`${host} is not a public address (${why})`, 'not a public address');
+    return url.toString();
   }
-  if (url.username || url.password) {
-    throw invalid('url: must not carry a user name or password', [{ field: 'url', message: 'has credentials' }]);
+  let addresses: string[];
+  try {
+    addresses = await (policy.resolve ?? resolveAll)(host);
+  } catch {
+    throw badUrl(`the host ${host} does not resolve`, 'host does not resolve');
   }
-  if (raw.length > 2048) throw invalid('url: at most 2048 characters', [{ field: 'url', message: 'too long' }]);
-  if (!policy.allowPrivate) {
-    const host = hostOf(url);
-    if (isIpAddress(host)) {
-      const why = refusedAddress(host);
-      if (why)
-        throw invalid(`url: ${host} is not a public address (${why})`, [
-          { field: 'url', message: 'not a public address' },
-        ]);
-    } else {
-      let addresses: string[];
-      try {
-        addresses = await (policy.resolve ?? resolveAll)(host);
-      } catch {
-        throw invalid(`url: the host ${host} does not resolve`, [{ field: 'url', message: 'host does not resolve' }]);
-      }
-      // The answer never names what the name resolved to: that would tell anyone who can make
-      // an endpoint the addresses of the API's own network.
-      if (addresses.some((address) => refusedAddress(address) !== null))
-        throw invalid(`url: the host ${host} resolves to a private address`, [
-          { field: 'url', message: 'resolves to a private address' },
-        ]);
-    }
-  }
+  // The answer never names what the name resolved to: that would tell anyone who can make
+  // an endpoint the addresses of the API's own network.
+  if (addresses.some((address) => refusedAddress(address) !== null))
+    throw badUrl(`the host ${host} resolves to a private address`, 'resolves to a private address');
   return url.toString();
 }
 
@@ -141,7 +130,7 @@ export async function createEndpoint(
       throw conflict(`A workspace has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`);
     }
     await insertEndpoint(tx, row);
-    await audit(tx, input.by, now, input.workspaceId, 'webhook.created', row.id, { url, mode: input.mode, events });
+    await audit(tx, input.by, row, now, 'webhook.created', { url, mode: input.mode, events });
   });
   return { endpoint: toEndpoint(row), secret };
 }
@@ -178,14 +167,7 @@ export async function setEndpointStatus(
   };
   await store.write(async (tx) => {
     await updateEndpoint(tx, row.workspace_id, id, set);
-    await audit(
-      tx,
-      by,
-      set.updated_at,
-      row.workspace_id,
-      status === 'enabled' ? 'webhook.enabled' : 'webhook.disabled',
-      id,
-    );
+    await audit(tx, by, row, set.updated_at, status === 'enabled' ? 'webhook.enabled' : 'webhook.disabled');
   });
   return toEndpoint({ ...row, ...set });
 }
@@ -211,7 +193,7 @@ export async function deleteEndpoint(
   const row = await existing(store.db, workspaceId, id);
   await store.write(async (tx) => {
     await removeEndpoint(tx, row.workspace_id, id);
-    await audit(tx, by, clock(), row.workspace_id, 'webhook.deleted', id, { url: row.url });
+    await audit(tx, by, row, clock(), 'webhook.deleted', { url: row.url });
   });
   return toEndpoint(row);
 }
@@ -234,7 +216,7 @@ export async function rotateSecret(
       previous_secret_expires_at: now + ROTATED_SECRET_MS,
       updated_at: now,
     });
-    await audit(tx, by, now, row.workspace_id, 'webhook.secret_rotated', id);
+    await audit(tx, by, row, now, 'webhook.secret_rotated');
   });
   return { endpoint: toEndpoint(row), secret };
 }
