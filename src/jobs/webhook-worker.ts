@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import type { Engine } from '../db/dialects/types.ts';
+import type { WebhookDeliveryTable } from '../db/tables/webhook.ts';
 import type { Writer } from '../db/write.ts';
 import { type EventShape, maskEvent } from '../lib/mask.ts';
 import type { Clock } from '../lib/time.ts';
@@ -7,6 +8,7 @@ import { onOutboxWritten } from '../resources/webhooks/webhook-event.service.ts'
 import {
   type AttemptOutcome,
   type ClaimedDelivery,
+  type ClaimRoom,
   claimDue,
   recordOutcome,
 } from '../resources/webhooks/webhook-outbox.repo.ts';
@@ -46,32 +48,34 @@ export interface WebhookWorkerDeps {
 const LEASE_MS = ATTEMPT_TIMEOUT_MS + 20_000;
 
 export class WebhookWorker {
-  private timer: NodeJS.Timeout | null = null;
-  private unsubscribe: (() => void) | null = null;
+  private unwatch: (() => void) | null = null;
   private running = false;
-  private looking: Promise<void> | null = null;
+  private looking: Promise<unknown> | null = null;
   /** Whether a claim may find something: a write or the poll says so; a claim that took all there was says not. */
   private dueLikely = true;
   private lookAgain = false;
-  private readonly inFlight = new Set<Promise<void>>();
-  private readonly byEndpoint = new Map<string, number>();
-  private readonly byWorkspace = new Map<string, number>();
+  /** Each attempt in flight, with the delivery it is making. */
+  private readonly inFlight = new Map<Promise<void>, WebhookDeliveryTable>();
   private readonly slots: number;
-  private readonly perEndpoint: number;
-  private readonly perWorkspace: number;
+  private readonly shares: Pick<ClaimRoom, 'perEndpoint' | 'perWorkspace'>;
 
   constructor(private readonly deps: WebhookWorkerDeps) {
     this.slots = deps.slots ?? 64;
-    this.perEndpoint = deps.perEndpoint ?? 8;
-    this.perWorkspace = deps.perWorkspace ?? Math.max(1, Math.floor(this.slots / 4));
+    this.shares = {
+      perEndpoint: deps.perEndpoint ?? 8,
+      perWorkspace: deps.perWorkspace ?? Math.max(1, Math.floor(this.slots / 4)),
+    };
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.unsubscribe = onOutboxWritten(() => this.wake());
-    this.timer = setInterval(() => this.wake(), this.deps.pollMs ?? 1_000);
-    this.timer.unref();
+    const unsubscribe = onOutboxWritten(() => this.wake());
+    const timer = setInterval(() => this.wake(), this.deps.pollMs ?? 1_000).unref();
+    this.unwatch = () => {
+      unsubscribe();
+      clearInterval(timer);
+    };
     this.wake();
   }
 
@@ -87,7 +91,6 @@ export class WebhookWorker {
       return;
     }
     this.looking = this.claimAndSend()
-      .then(() => undefined)
       .catch((err) => this.deps.log?.warn({ err }, 'claiming webhook deliveries failed'))
       .finally(() => {
         this.looking = null;
@@ -111,16 +114,14 @@ export class WebhookWorker {
   /** Stops polling; attempts in flight finish and are recorded. */
   async stop(): Promise<void> {
     this.running = false;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    this.unsubscribe?.();
-    this.unsubscribe = null;
+    this.unwatch?.();
+    this.unwatch = null;
     await this.looking;
     await this.settle();
   }
 
   private async settle(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight.keys());
   }
 
   /** Claims what the free slots and shares allow, starting each attempt, until a claim finds nothing; answers how many. */
@@ -131,13 +132,7 @@ export class WebhookWorker {
       if (total <= 0) return claimedInAll;
       const now = this.deps.clock();
       const lease = now + LEASE_MS;
-      const room = {
-        total,
-        perEndpoint: this.perEndpoint,
-        perWorkspace: this.perWorkspace,
-        byEndpoint: this.byEndpoint,
-        byWorkspace: this.byWorkspace,
-      };
+      const room = { total, ...this.shares, held: [...this.inFlight.values()] };
       const { claimed, exhausted } = await this.deps.store.write((tx) =>
         claimDue(tx, this.deps.engine, now, lease, room),
       );
@@ -150,18 +145,12 @@ export class WebhookWorker {
   }
 
   private begin(claimed: ClaimedDelivery, lease: number): void {
-    const endpointId = claimed.endpoint.id;
-    const workspaceId = claimed.delivery.workspace_id;
-    bump(this.byEndpoint, endpointId, 1);
-    bump(this.byWorkspace, workspaceId, 1);
     const attempt = this.attempt(claimed, lease).finally(() => {
       this.inFlight.delete(attempt);
-      bump(this.byEndpoint, endpointId, -1);
-      bump(this.byWorkspace, workspaceId, -1);
       // A slot is free: what its share held back may go now.
       if (this.running && this.dueLikely) this.look();
     });
-    this.inFlight.add(attempt);
+    this.inFlight.set(attempt, claimed.delivery);
   }
 
   private async attempt(claimed: ClaimedDelivery, lease: number): Promise<void> {
@@ -177,9 +166,7 @@ export class WebhookWorker {
         };
       });
       if (!recorded) return;
-      this.deps.onOutcome?.(
-        outcome.status === 'delivered' ? 'delivered' : outcome.status === 'failed' ? 'failed' : 'retrying',
-      );
+      this.deps.onOutcome?.(outcome.status === 'pending' ? 'retrying' : outcome.status);
       if (disabled) await tellDisabled(this.deps, claimed.endpoint);
     } catch (err) {
       // The lease runs out and the delivery is attempted again: at least once, as promised.
@@ -213,12 +200,6 @@ export class WebhookWorker {
       return { ok: false, status: null, error: String((err as Error)?.message ?? err).slice(0, 500) };
     }
   }
-}
-
-function bump(counts: Map<string, number>, key: string, by: number): void {
-  const n = (counts.get(key) ?? 0) + by;
-  if (n <= 0) counts.delete(key);
-  else counts.set(key, n);
 }
 
 /** Delivered; or due again after the schedule's next step; or, past its last, failed. */

@@ -26,13 +26,12 @@ export interface ClaimedDelivery {
   endpoint: WebhookEndpointTable;
 }
 
-/** How many a claim may take, and what the claiming process holds already, by endpoint and by workspace. */
+/** How many a claim may take, the most one endpoint and one workspace may have, and what the process holds already. */
 export interface ClaimRoom {
   total: number;
   perEndpoint: number;
   perWorkspace: number;
-  byEndpoint: ReadonlyMap<string, number>;
-  byWorkspace: ReadonlyMap<string, number>;
+  held: Iterable<Pick<WebhookDeliveryTable, 'endpoint_id' | 'workspace_id'>>;
 }
 
 /**
@@ -49,10 +48,16 @@ export async function claimDue(
   leaseUntil: number,
   room: ClaimRoom,
 ): Promise<{ claimed: ClaimedDelivery[]; exhausted: boolean }> {
-  const full = (held: ReadonlyMap<string, number>, cap: number) =>
-    [...held].filter(([, n]) => n >= cap).map(([id]) => id);
-  const fullEndpoints = full(room.byEndpoint, room.perEndpoint);
-  const fullWorkspaces = full(room.byWorkspace, room.perWorkspace);
+  const byEndpoint = new Map<string, number>();
+  const byWorkspace = new Map<string, number>();
+  const hold = ({ endpoint_id, workspace_id }: Pick<WebhookDeliveryTable, 'endpoint_id' | 'workspace_id'>) => {
+    byEndpoint.set(endpoint_id, (byEndpoint.get(endpoint_id) ?? 0) + 1);
+    byWorkspace.set(workspace_id, (byWorkspace.get(workspace_id) ?? 0) + 1);
+  };
+  for (const delivery of room.held) hold(delivery);
+  const full = (held: Map<string, number>, cap: number) => [...held].filter(([, n]) => n >= cap).map(([id]) => id);
+  const fullEndpoints = full(byEndpoint, room.perEndpoint);
+  const fullWorkspaces = full(byWorkspace, room.perWorkspace);
   let due = tx
     .selectFrom('webhook_deliveries')
     .select(['id', 'endpoint_id', 'workspace_id'])
@@ -69,16 +74,12 @@ export async function claimDue(
     .limit(room.total * 4);
   if (fullEndpoints.length > 0) due = due.where('endpoint_id', 'not in', fullEndpoints);
   if (fullWorkspaces.length > 0) due = due.where('workspace_id', 'not in', fullWorkspaces);
-  const byEndpoint = new Map(room.byEndpoint);
-  const byWorkspace = new Map(room.byWorkspace);
   const ids: string[] = [];
   const found = await engine.claimRows(due).execute();
   for (const row of found) {
-    const e = byEndpoint.get(row.endpoint_id) ?? 0;
-    const w = byWorkspace.get(row.workspace_id) ?? 0;
-    if (e >= room.perEndpoint || w >= room.perWorkspace) continue;
-    byEndpoint.set(row.endpoint_id, e + 1);
-    byWorkspace.set(row.workspace_id, w + 1);
+    if ((byEndpoint.get(row.endpoint_id) ?? 0) >= room.perEndpoint) continue;
+    if ((byWorkspace.get(row.workspace_id) ?? 0) >= room.perWorkspace) continue;
+    hold(row);
     ids.push(row.id);
     if (ids.length === room.total) break;
   }
@@ -86,34 +87,32 @@ export async function claimDue(
   const exhausted =
     found.length < room.total * 4 && ids.length === found.length && !fullEndpoints.length && !fullWorkspaces.length;
   if (ids.length === 0) return { claimed: [], exhausted };
-  await tx.updateTable('webhook_deliveries').set({ claimed_until: leaseUntil }).where('id', 'in', ids).execute();
-  const deliveries = await tx
-    .selectFrom('webhook_deliveries')
-    .selectAll()
+  const leased = await tx
+    .updateTable('webhook_deliveries')
+    .set({ claimed_until: leaseUntil })
     .where('id', 'in', ids)
-    .orderBy('next_attempt_at')
+    .returningAll()
     .execute();
+  const deliveries = new Map(leased.map((d) => [d.id, d]));
   const events = await tx
     .selectFrom('webhook_events')
     .selectAll()
-    .where('id', 'in', [...new Set(deliveries.map((d) => d.event_id))])
+    .where('id', 'in', [...new Set(leased.map((d) => d.event_id))])
     .execute();
   const endpoints = await tx
     .selectFrom('webhook_endpoints')
     .selectAll()
-    .where('id', 'in', [...new Set(deliveries.map((d) => d.endpoint_id))])
+    .where('id', 'in', [...new Set(leased.map((d) => d.endpoint_id))])
     .execute();
   const eventById = new Map(events.map((e) => [e.id, e]));
   const endpointById = new Map(endpoints.map((w) => [w.id, w]));
-  const claimed = deliveries.map((delivery) => ({
-    delivery,
-    event: eventById.get(delivery.event_id)!,
-    endpoint: endpointById.get(delivery.endpoint_id)!,
-  }));
+  const claimed = ids.map((id) => {
+    const delivery = deliveries.get(id)!;
+    return { delivery, event: eventById.get(delivery.event_id)!, endpoint: endpointById.get(delivery.endpoint_id)! };
+  });
   return { claimed, exhausted };
 }
 
-/** An attempt's outcome. */
 export interface AttemptOutcome {
   status: 'pending' | 'delivered' | 'failed';
   lastStatus: number | null;
@@ -151,15 +150,13 @@ export async function recordOutcome(
   return Number(result.numAffectedRows ?? 0n) > 0;
 }
 
-export type DeliveryRow = WebhookDeliveryTable & { type: string };
-
 /** An endpoint's most recent deliveries, newest first, with their event's type. */
 export async function recentDeliveries(
   db: Queryable,
   workspaceId: string,
   endpointId: string,
   limit: number,
-): Promise<DeliveryRow[]> {
+): Promise<(WebhookDeliveryTable & { type: string })[]> {
   return db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
