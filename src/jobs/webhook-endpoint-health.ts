@@ -5,12 +5,12 @@ import type { Clock } from '../lib/time.ts';
 import type { AuditActor } from '../resources/audit/audit.model.ts';
 import { recordAudit } from '../resources/audit/audit.service.ts';
 import { disableIfFailingSince, noteAttempt } from '../resources/webhooks/webhook-endpoint.repo.ts';
-import { FAILING_DISABLE_MS } from '../resources/webhooks/webhook.model.ts';
 import type { MailSettings } from './mailer.ts';
 import { emailKeyManagers } from './pause-email.ts';
 
 /** An endpoint's run of failures (DECISIONS "Webhooks"): after 3 days of nothing but failures it is disabled. */
 
+const FAILING_DISABLE_MS = 3 * 24 * 3_600_000;
 const FAILING_REASON = 'every delivery failed for 3 days';
 /** The disable is in the workspace's audit log as the service's own, as the activity check's pauses are. */
 const HEALTH_ACTOR: AuditActor = { kind: 'system', name: 'webhook delivery' };

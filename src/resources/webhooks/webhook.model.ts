@@ -8,45 +8,16 @@ import { EVENT_TYPES } from './webhook-event.schema.ts';
  * "Webhooks"). The secret is never part of either: it is shown once, when made or rotated.
  */
 
-/** At most this many endpoints a workspace (DECISIONS "Webhooks"). */
-export const MAX_ENDPOINTS = 16;
-
-/** A rotated secret keeps signing beside the new one this long. */
-export const ROTATED_SECRET_MS = 24 * 3_600_000;
-
 /** The largest payload sent; a larger event's deliveries fail when they are made. */
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
 
-/** An endpoint whose every delivery failed this long is disabled. */
-export const FAILING_DISABLE_MS = 3 * 24 * 3_600_000;
+export type WebhookEndpoint = ReturnType<typeof toEndpoint>;
+export type WebhookDelivery = ReturnType<typeof toDelivery>;
 
-export interface WebhookEndpoint {
-  id: string;
-  object: 'webhook_endpoint';
-  url: string;
-  mode: 'test' | 'live';
-  events: string[];
-  contacts_masked: boolean;
-  status: 'enabled' | 'disabled';
-  created_at: string;
-  created_by: string;
-}
-
-export interface WebhookDelivery {
-  event: string;
-  type: string;
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  last_status: number | null;
-  last_error: string | null;
-  next_attempt_at: string | null;
-  created_at: string;
-}
-
-export function toEndpoint(row: WebhookEndpointTable): WebhookEndpoint {
+export function toEndpoint(row: WebhookEndpointTable) {
   return {
     id: row.id,
-    object: 'webhook_endpoint',
+    object: 'webhook_endpoint' as const,
     url: row.url,
     mode: row.mode,
     events: JSON.parse(row.events) as string[],
@@ -57,7 +28,7 @@ export function toEndpoint(row: WebhookEndpointTable): WebhookEndpoint {
   };
 }
 
-export function toDelivery(row: WebhookDeliveryTable & { type: string }): WebhookDelivery {
+export function toDelivery(row: WebhookDeliveryTable & { type: string }) {
   return {
     event: row.event_id,
     type: row.type,

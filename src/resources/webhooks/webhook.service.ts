@@ -18,10 +18,8 @@ import {
 import { outboxWritten, recordEvents } from './webhook-event.service.ts';
 import { deliveryCounts, recentDeliveries, requeueDelivery } from './webhook-outbox.repo.ts';
 import {
-  MAX_ENDPOINTS,
   newSigningSecret,
   parseEventTypes,
-  ROTATED_SECRET_MS,
   toDelivery,
   toEndpoint,
   type WebhookDelivery,
@@ -32,6 +30,13 @@ import {
  * Webhook endpoints (DECISIONS "Webhooks"): made and managed by the console's key managers
  * and by the operator's CLI, which name an endpoint by its id alone (`workspaceId` null).
  */
+
+/** At most this many endpoints a workspace (DECISIONS "Webhooks"). */
+const MAX_ENDPOINTS = 16;
+
+/** A rotated secret keeps signing beside the new one this long. */
+const ROTATED_SECRET_MS = 24 * 3_600_000;
+
 export interface WebhookPolicy {
   /** WEBHOOK_ALLOW_HTTP */
   allowHttp: boolean;
