@@ -25,11 +25,11 @@ export async function noteEndpointAttempt(
   ok: boolean,
   at: number,
 ): Promise<boolean> {
-  const { workspace_id: workspaceId, id } = endpoint;
-  await noteAttempt(tx, workspaceId, id, ok, at);
+  await noteAttempt(tx, endpoint, ok, at);
   if (ok) return false;
-  const disabled = await disableIfFailingSince(tx, workspaceId, id, at - FAILING_DISABLE_MS, FAILING_REASON, at);
+  const disabled = await disableIfFailingSince(tx, endpoint, at - FAILING_DISABLE_MS, FAILING_REASON, at);
   if (!disabled) return false;
+  const { workspace_id: workspaceId, id } = endpoint;
   const detail = { reason: FAILING_REASON };
   await recordAudit(tx, { workspaceId, at, by: HEALTH_ACTOR, action: 'webhook.disabled', target: id, detail });
   return true;

@@ -6,6 +6,9 @@ import type { Scope } from '../actor.model.ts';
 
 /** Webhook endpoints (011-webhooks): every query names its workspace (CONVENTIONS 4). */
 
+/** An endpoint as the queries on it name it: its workspace and its id. */
+export type EndpointKey = Pick<WebhookEndpointTable, 'workspace_id' | 'id'>;
+
 export async function insertEndpoint(tx: Tx, row: Insertable<WebhookEndpointTable>): Promise<void> {
   await tx.insertInto('webhook_endpoints').values(row).execute();
 }
@@ -50,25 +53,24 @@ export async function enabledEndpoints(db: Queryable, scope: Scope): Promise<End
 }
 
 export async function updateEndpoint(
-  tx: Queryable,
-  workspaceId: string,
-  id: string,
+  tx: Tx,
+  endpoint: EndpointKey,
   set: Updateable<WebhookEndpointTable>,
 ): Promise<void> {
   await tx
     .updateTable('webhook_endpoints')
     .set(set)
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
+    .where('workspace_id', '=', endpoint.workspace_id)
+    .where('id', '=', endpoint.id)
     .execute();
 }
 
 /** Removes the endpoint with its deliveries (events stay for other endpoints; orphans go with retention). */
-export async function deleteEndpoint(tx: Tx, workspaceId: string, id: string): Promise<void> {
-  await tx.deleteFrom('webhook_endpoints').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+export async function deleteEndpoint(tx: Tx, { workspace_id, id }: EndpointKey): Promise<void> {
+  await tx.deleteFrom('webhook_endpoints').where('workspace_id', '=', workspace_id).where('id', '=', id).execute();
   await tx
     .deleteFrom('webhook_deliveries')
-    .where('workspace_id', '=', workspaceId)
+    .where('workspace_id', '=', workspace_id)
     .where('endpoint_id', '=', id)
     .execute();
 }
@@ -85,15 +87,14 @@ const NOTE_ATTEMPT = new PreparedQuery<{ workspaceId: string; id: string; now: n
     : query.set({ failing_since: param('now') }).where('failing_since', 'is', sql.lit(null));
 });
 
-export async function noteAttempt(tx: Tx, workspaceId: string, id: string, ok: boolean, now: number): Promise<void> {
-  await NOTE_ATTEMPT.run(tx, { workspaceId, id, now }, ok ? 'ok' : 'failed');
+export async function noteAttempt(tx: Tx, endpoint: EndpointKey, ok: boolean, now: number): Promise<void> {
+  await NOTE_ATTEMPT.run(tx, { workspaceId: endpoint.workspace_id, id: endpoint.id, now }, ok ? 'ok' : 'failed');
 }
 
 /** Disables the endpoint when every attempt since `before` or earlier failed; answers whether it did. */
 export async function disableIfFailingSince(
   tx: Tx,
-  workspaceId: string,
-  id: string,
+  endpoint: EndpointKey,
   before: number,
   reason: string,
   now: number,
@@ -101,8 +102,8 @@ export async function disableIfFailingSince(
   const result = await tx
     .updateTable('webhook_endpoints')
     .set({ status: 'disabled', disabled_reason: reason, updated_at: now })
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
+    .where('workspace_id', '=', endpoint.workspace_id)
+    .where('id', '=', endpoint.id)
     .where('status', '=', 'enabled')
     .where('failing_since', '<=', before)
     .executeTakeFirst();

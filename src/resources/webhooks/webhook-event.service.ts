@@ -17,21 +17,12 @@ export type NewEvent = {
   at: number;
   /** For an update: the changed top-level fields' earlier values. */
   previous?: Record<string, unknown>;
-} & (
-  | {
-      /** The record as GET shows it right after the change, or the deleted shape. */
-      object: unknown;
-      objectJson?: never;
-    }
-  | {
-      /** The same as JSON text, when the writer has it so: put in the payload as it is. */
-      objectJson: string;
-      object?: never;
-    }
-);
+  // `data.object`: the record as GET shows it right after the change (or the deleted shape), or
+  // the same as JSON text when the writer has it so, to be put in the payload as it is.
+} & ({ object: unknown; objectJson?: never } | { objectJson: string; object?: never });
 
 /** The event's payload as sent (DECISIONS "Webhooks"); a record given as text goes in unparsed. */
-export function eventPayload(id: string, livemode: boolean, event: NewEvent): string {
+function eventPayload(id: string, livemode: boolean, event: NewEvent): string {
   const envelope = { id, object: 'webhook_event', type: event.type, created_at: toInstant(event.at), livemode };
   const object = event.objectJson !== undefined ? event.objectJson : JSON.stringify(event.object);
   const previous = event.previous === undefined ? '' : `,"previous_attributes":${JSON.stringify(event.previous)}`;

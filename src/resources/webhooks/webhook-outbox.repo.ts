@@ -3,6 +3,7 @@ import { PreparedQuery, preparedInsert } from '../../db/prepared.ts';
 import type { Engine } from '../../db/dialects/types.ts';
 import type { Queryable, Tx } from '../../db/schema.ts';
 import type { WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../../db/tables/webhook.ts';
+import type { EndpointKey } from './webhook-endpoint.repo.ts';
 
 /** The outbox (011-webhooks): events, one delivery per event and endpoint, claimed under a lease by the worker. */
 
@@ -153,8 +154,7 @@ export async function recordOutcome(
 /** An endpoint's most recent deliveries, newest first, with their event's type. */
 export async function recentDeliveries(
   db: Queryable,
-  workspaceId: string,
-  endpointId: string,
+  endpoint: EndpointKey,
   limit: number,
 ): Promise<(WebhookDeliveryTable & { type: string })[]> {
   return db
@@ -162,8 +162,8 @@ export async function recentDeliveries(
     .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
     .selectAll('d')
     .select('e.type')
-    .where('d.workspace_id', '=', workspaceId)
-    .where('d.endpoint_id', '=', endpointId)
+    .where('d.workspace_id', '=', endpoint.workspace_id)
+    .where('d.endpoint_id', '=', endpoint.id)
     .orderBy('d.created_at', 'desc')
     .orderBy('d.id', 'desc')
     .limit(limit)
@@ -173,8 +173,7 @@ export async function recentDeliveries(
 /** How many deliveries an endpoint has, and how many of them still wait to be sent. */
 export async function deliveryCounts(
   db: Queryable,
-  workspaceId: string,
-  endpointId: string,
+  endpoint: EndpointKey,
 ): Promise<{ total: number; pending: number }> {
   const row = await db
     .selectFrom('webhook_deliveries')
@@ -182,25 +181,19 @@ export async function deliveryCounts(
       eb.fn.countAll<number | string>().as('total'),
       eb.fn.sum<number | string | null>(eb.case().when('status', '=', 'pending').then(1).else(0).end()).as('pending'),
     ])
-    .where('workspace_id', '=', workspaceId)
-    .where('endpoint_id', '=', endpointId)
+    .where('workspace_id', '=', endpoint.workspace_id)
+    .where('endpoint_id', '=', endpoint.id)
     .executeTakeFirstOrThrow();
   return { total: Number(row.total), pending: Number(row.pending ?? 0) };
 }
 
 /** Makes a delivery due now again ("Resend"), whatever it came to; answers whether there was one. */
-export async function requeueDelivery(
-  tx: Tx,
-  workspaceId: string,
-  endpointId: string,
-  eventId: string,
-  now: number,
-): Promise<boolean> {
+export async function requeueDelivery(tx: Tx, endpoint: EndpointKey, eventId: string, now: number): Promise<boolean> {
   const result = await tx
     .updateTable('webhook_deliveries')
     .set({ status: 'pending', next_attempt_at: now, claimed_until: null, updated_at: now })
-    .where('workspace_id', '=', workspaceId)
-    .where('endpoint_id', '=', endpointId)
+    .where('workspace_id', '=', endpoint.workspace_id)
+    .where('endpoint_id', '=', endpoint.id)
     .where('event_id', '=', eventId)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;

@@ -171,7 +171,7 @@ export async function setEndpointStatus(
     disabled_reason: status === 'disabled' ? 'disabled by a person' : null,
   };
   await store.write(async (tx) => {
-    await updateEndpoint(tx, row.workspace_id, id, set);
+    await updateEndpoint(tx, row, set);
     await audit(tx, by, row, set.updated_at, status === 'enabled' ? 'webhook.enabled' : 'webhook.disabled');
   });
   return toEndpoint({ ...row, ...set });
@@ -184,7 +184,7 @@ export async function endpointDeletion(
   id: string,
 ): Promise<{ endpoint: WebhookEndpoint; deliveries: number; pending: number }> {
   const row = await existing(db, workspaceId, id);
-  const counts = await deliveryCounts(db, row.workspace_id, id);
+  const counts = await deliveryCounts(db, row);
   return { endpoint: toEndpoint(row), deliveries: counts.total, pending: counts.pending };
 }
 
@@ -197,7 +197,7 @@ export async function deleteEndpoint(
 ): Promise<WebhookEndpoint> {
   const row = await existing(store.db, workspaceId, id);
   await store.write(async (tx) => {
-    await removeEndpoint(tx, row.workspace_id, id);
+    await removeEndpoint(tx, row);
     await audit(tx, by, row, clock(), 'webhook.deleted', { url: row.url });
   });
   return toEndpoint(row);
@@ -215,7 +215,7 @@ export async function rotateSecret(
   const secret = newSigningSecret();
   const now = clock();
   await store.write(async (tx) => {
-    await updateEndpoint(tx, row.workspace_id, id, {
+    await updateEndpoint(tx, row, {
       secret,
       previous_secret: row.secret,
       previous_secret_expires_at: now + ROTATED_SECRET_MS,
@@ -234,7 +234,7 @@ export async function endpointDeliveries(
   limit = 50,
 ): Promise<WebhookDelivery[]> {
   const row = await existing(db, workspaceId, id);
-  return (await recentDeliveries(db, row.workspace_id, id, limit)).map(toDelivery);
+  return (await recentDeliveries(db, row, limit)).map(toDelivery);
 }
 
 /** "Resend": the delivery is due again now, whatever it came to. */
@@ -246,7 +246,7 @@ export async function resendDelivery(
   eventId: string,
 ): Promise<void> {
   const row = await existing(store.db, workspaceId, id);
-  const found = await store.write((tx) => requeueDelivery(tx, row.workspace_id, id, eventId, clock()));
+  const found = await store.write((tx) => requeueDelivery(tx, row, eventId, clock()));
   if (!found) throw notFound(`No delivery of ${eventId.slice(0, 64)} to ${id}.`);
   outboxWritten();
 }
