@@ -10,16 +10,14 @@ import { MAX_PAYLOAD_BYTES } from '../resources/webhooks/webhook.model.ts';
  * most 256 KiB sent and 4 KiB read; the address is checked after DNS, in the socket's own look-up.
  */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
-export const MAX_ANSWER_BYTES = 4 * 1024;
+const MAX_ANSWER_BYTES = 4 * 1024;
 
 export type AttemptResult = { ok: boolean; status: number | null; error: string | null };
 
-export interface SendOptions {
+interface SendOptions {
   allowPrivate: boolean;
   timeoutMs?: number;
 }
-
-class RefusedAddress extends Error {}
 
 /**
  * Connections are kept alive (a handshake is most of an attempt's cost), one pool per address
@@ -41,18 +39,16 @@ function agentFor(protocol: string, allowPrivate: boolean): http.Agent {
 }
 
 /** A look-up that refuses what it resolves to when that is not a public address. */
-function guardedLookup(): LookupFunction {
-  return ((hostname: string, options: LookupOptions, callback: (...args: unknown[]) => void) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-      if (err) return callback(err);
-      // The attempt's error never names the address: an endpoint's owner would learn the API's own network.
-      if (addresses.some((a) => refusedAddress(a.address) !== null))
-        return callback(new RefusedAddress(`refused at connect: ${hostname} resolved to a private address`));
-      if (options.all) return callback(null, addresses);
-      return callback(null, addresses[0]!.address, addresses[0]!.family);
-    });
-  }) as LookupFunction;
-}
+const guardedLookup = ((hostname: string, options: LookupOptions, callback: (...args: unknown[]) => void) => {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+    if (err) return callback(err);
+    // The attempt's error never names the address: an endpoint's owner would learn the API's own network.
+    if (addresses.some((a) => refusedAddress(a.address) !== null))
+      return callback(new Error(`refused at connect: ${hostname} resolved to a private address`));
+    if (options.all) return callback(null, addresses);
+    return callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
+}) as LookupFunction;
 
 export async function postWebhook(
   target: string,
@@ -60,29 +56,27 @@ export async function postWebhook(
   headers: Record<string, string>,
   options: SendOptions,
 ): Promise<AttemptResult> {
-  const first = await postOnce(target, body, headers, options);
+  const bytes = Buffer.byteLength(body);
+  if (bytes > MAX_PAYLOAD_BYTES) return { ok: false, status: null, error: `payload of ${bytes} bytes is over 256 KiB` };
+  const url = new URL(target);
+  // An address literal is never looked up, so it is checked here.
+  const why = !options.allowPrivate && isIpAddress(hostOf(url)) ? refusedAddress(hostOf(url)) : null;
+  if (why) return { ok: false, status: null, error: `refused at connect: ${why}` };
+  const sent = { ...headers, 'content-length': String(bytes), 'user-agent': 'venue-api-webhooks/1' };
+  const first = await postOnce(url, body, sent, options);
   // A kept-alive connection the receiver closed as it was reused fails before any answer: the
   // request is sent again once, on a new connection (a duplicate is harmless: receivers dedupe).
-  return first.staleConnection ? (await postOnce(target, body, headers, options)).result : first.result;
+  return first.staleConnection ? (await postOnce(url, body, sent, options)).result : first.result;
 }
 
 function postOnce(
-  target: string,
+  url: URL,
   body: string,
   headers: Record<string, string>,
   options: SendOptions,
 ): Promise<{ result: AttemptResult; staleConnection?: boolean }> {
-  const bytes = Buffer.byteLength(body);
-  if (bytes > MAX_PAYLOAD_BYTES) {
-    return Promise.resolve({ result: { ok: false, status: null, error: `payload of ${bytes} bytes is over 256 KiB` } });
-  }
-  const url = new URL(target);
-  if (!options.allowPrivate && isIpAddress(hostOf(url))) {
-    // An address literal is never looked up, so it is checked here.
-    const why = refusedAddress(hostOf(url));
-    if (why) return Promise.resolve({ result: { ok: false, status: null, error: `refused at connect: ${why}` } });
-  }
   const client = url.protocol === 'https:' ? https : http;
+  const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   return new Promise((resolve) => {
     let settled = false;
     let answered = false;
@@ -96,9 +90,9 @@ function postOnce(
       url,
       {
         method: 'POST',
-        headers: { ...headers, 'content-length': String(bytes), 'user-agent': 'venue-api-webhooks/1' },
+        headers,
         agent: agentFor(url.protocol, options.allowPrivate),
-        ...(options.allowPrivate ? {} : { lookup: guardedLookup() }),
+        ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
       },
       (response) => {
         answered = true;
@@ -111,11 +105,8 @@ function postOnce(
         });
         const done = () => {
           const ok = status >= 200 && status < 300;
-          const error = ok
-            ? null
-            : status >= 300 && status < 400
-              ? `redirect (${status}) not followed`
-              : `answered ${status}`;
+          const redirect = status >= 300 && status < 400;
+          const error = ok ? null : redirect ? `redirect (${status}) not followed` : `answered ${status}`;
           finish({ ok, status, error });
         };
         response.on('end', done);
@@ -123,10 +114,7 @@ function postOnce(
         response.on('error', done);
       },
     );
-    const timer = setTimeout(
-      () => request.destroy(new Error(`no answer within ${(options.timeoutMs ?? ATTEMPT_TIMEOUT_MS) / 1000} s`)),
-      options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
-    );
+    const timer = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
     request.on('error', (err: NodeJS.ErrnoException) => {
       const stale = request.reusedSocket && !answered && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
       finish({ ok: false, status: null, error: err.message.slice(0, 500) }, stale);
