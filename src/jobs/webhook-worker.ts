@@ -150,50 +150,49 @@ export class WebhookWorker {
       // A slot is free: what its share held back may go now.
       if (this.running && this.dueLikely) this.look();
     });
-    this.inFlight.set(attempt, claimed.delivery);
+    this.inFlight.set(attempt, claimed);
   }
 
   private async attempt(claimed: ClaimedDelivery, lease: number): Promise<void> {
     const result = await this.send(claimed);
     const at = this.deps.clock();
-    const outcome = outcomeOf(this.deps.retrySchedule, claimed.delivery.attempts + 1, result, at);
+    const outcome = outcomeOf(this.deps.retrySchedule, claimed.attempts + 1, result, at);
+    const endpoint = { workspace_id: claimed.workspace_id, id: claimed.endpoint_id, url: claimed.url };
     try {
       const { recorded, disabled } = await this.deps.store.write(async (tx) => {
-        const recorded = await recordOutcome(tx, claimed.delivery.id, lease, outcome, at);
+        const recorded = await recordOutcome(tx, claimed.id, lease, outcome, at);
         return {
           recorded,
-          disabled: recorded ? await noteEndpointAttempt(tx, claimed.endpoint, result.ok, at) : false,
+          disabled: recorded ? await noteEndpointAttempt(tx, endpoint, result.ok, at) : false,
         };
       });
       if (!recorded) return;
       this.deps.onOutcome?.(outcome.status === 'pending' ? 'retrying' : outcome.status);
-      if (disabled) await tellDisabled(this.deps, claimed.endpoint);
+      if (disabled) await tellDisabled(this.deps, endpoint);
     } catch (err) {
       // The lease runs out and the delivery is attempted again: at least once, as promised.
-      this.deps.log?.warn({ err, delivery: claimed.delivery.id }, 'recording a webhook attempt failed');
+      this.deps.log?.warn({ err, delivery: claimed.id }, 'recording a webhook attempt failed');
     }
   }
 
   /** One signed attempt (Standard Webhooks; a rotated secret signs beside the new one). */
-  private async send({ event, endpoint }: ClaimedDelivery): Promise<AttemptResult> {
+  private async send(claimed: ClaimedDelivery): Promise<AttemptResult> {
     const now = this.deps.clock();
+    const { event_id: id, payload } = claimed;
     // A `contacts_masked` endpoint is sent the stored payload masked, record and `previous_attributes` alike.
-    const body =
-      endpoint.contacts_masked === 1
-        ? JSON.stringify(maskEvent(JSON.parse(event.payload) as EventShape))
-        : event.payload;
-    const secrets = [endpoint.secret];
-    if (endpoint.previous_secret && (endpoint.previous_secret_expires_at ?? 0) > now)
-      secrets.push(endpoint.previous_secret);
+    const body = claimed.contacts_masked === 1 ? JSON.stringify(maskEvent(JSON.parse(payload) as EventShape)) : payload;
+    const secrets = [claimed.secret];
+    if (claimed.previous_secret && (claimed.previous_secret_expires_at ?? 0) > now)
+      secrets.push(claimed.previous_secret);
     const timestamp = new Date(Math.floor(now / 1000) * 1000);
     const headers = {
-      'webhook-id': event.id,
+      'webhook-id': id,
       'webhook-timestamp': String(timestamp.getTime() / 1000),
-      'webhook-signature': secrets.map((s) => new Webhook(s).sign(event.id, timestamp, body)).join(' '),
+      'webhook-signature': secrets.map((s) => new Webhook(s).sign(id, timestamp, body)).join(' '),
       'content-type': 'application/json',
     };
     try {
-      return await (this.deps.send ?? postWebhook)(endpoint.url, body, headers, {
+      return await (this.deps.send ?? postWebhook)(claimed.url, body, headers, {
         allowPrivate: this.deps.allowPrivate,
       });
     } catch (err) {

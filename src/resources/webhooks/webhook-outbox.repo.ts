@@ -20,12 +20,10 @@ export async function insertEvent(
   for (const delivery of deliveries) await INSERT_DELIVERY(tx, delivery);
 }
 
-/** A delivery the worker claimed, with what one attempt needs. */
-export interface ClaimedDelivery {
-  delivery: WebhookDeliveryTable;
-  event: WebhookEventTable;
-  endpoint: WebhookEndpointTable;
-}
+/** A delivery the worker claimed, with what one attempt needs: its event's payload, its endpoint's URL and secrets. */
+export type ClaimedDelivery = WebhookDeliveryTable &
+  Pick<WebhookEventTable, 'payload'> &
+  Pick<WebhookEndpointTable, 'url' | 'secret' | 'previous_secret' | 'previous_secret_expires_at' | 'contacts_masked'>;
 
 /** How many a claim may take, the most one endpoint and one workspace may have, and what the process holds already. */
 export interface ClaimRoom {
@@ -88,29 +86,17 @@ export async function claimDue(
   const exhausted =
     found.length < room.total * 4 && ids.length === found.length && !fullEndpoints.length && !fullWorkspaces.length;
   if (ids.length === 0) return { claimed: [], exhausted };
-  const leased = await tx
-    .updateTable('webhook_deliveries')
-    .set({ claimed_until: leaseUntil })
-    .where('id', 'in', ids)
-    .returningAll()
+  await tx.updateTable('webhook_deliveries').set({ claimed_until: leaseUntil }).where('id', 'in', ids).execute();
+  const claimed = await tx
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+    .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    .selectAll('d')
+    .select('e.payload')
+    .select(['w.url', 'w.contacts_masked', 'w.secret', 'w.previous_secret', 'w.previous_secret_expires_at'])
+    .where('d.id', 'in', ids)
+    .orderBy('d.next_attempt_at')
     .execute();
-  const deliveries = new Map(leased.map((d) => [d.id, d]));
-  const events = await tx
-    .selectFrom('webhook_events')
-    .selectAll()
-    .where('id', 'in', [...new Set(leased.map((d) => d.event_id))])
-    .execute();
-  const endpoints = await tx
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('id', 'in', [...new Set(leased.map((d) => d.endpoint_id))])
-    .execute();
-  const eventById = new Map(events.map((e) => [e.id, e]));
-  const endpointById = new Map(endpoints.map((w) => [w.id, w]));
-  const claimed = ids.map((id) => {
-    const delivery = deliveries.get(id)!;
-    return { delivery, event: eventById.get(delivery.event_id)!, endpoint: endpointById.get(delivery.endpoint_id)! };
-  });
   return { claimed, exhausted };
 }
 
