@@ -1,10 +1,9 @@
 import type { Tx } from '../db/schema.ts';
 import type { Writer } from '../db/write.ts';
-import type { WebhookEndpointTable } from '../db/tables/webhook.ts';
 import type { Clock } from '../lib/time.ts';
 import type { AuditActor } from '../resources/audit/audit.model.ts';
 import { recordAudit } from '../resources/audit/audit.service.ts';
-import { disableIfFailingSince, noteAttempt } from '../resources/webhooks/webhook-endpoint.repo.ts';
+import { disableIfFailingSince, type EndpointKey, noteAttempt } from '../resources/webhooks/webhook-endpoint.repo.ts';
 import type { MailSettings } from './mailer.ts';
 import { emailKeyManagers } from './pause-email.ts';
 
@@ -19,12 +18,7 @@ const HEALTH_ACTOR: AuditActor = { kind: 'system', name: 'webhook delivery' };
  * A recorded attempt ends or starts the endpoint's run of failures; a run of 3 days disables
  * the endpoint, with its audit entry in the same transaction. Answers whether it disabled it.
  */
-export async function noteEndpointAttempt(
-  tx: Tx,
-  endpoint: Pick<WebhookEndpointTable, 'workspace_id' | 'id'>,
-  ok: boolean,
-  at: number,
-): Promise<boolean> {
+export async function noteEndpointAttempt(tx: Tx, endpoint: EndpointKey, ok: boolean, at: number): Promise<boolean> {
   await noteAttempt(tx, endpoint, ok, at);
   if (ok) return false;
   const disabled = await disableIfFailingSince(tx, endpoint, at - FAILING_DISABLE_MS, FAILING_REASON, at);
@@ -43,7 +37,7 @@ export async function tellDisabled(
     mail: MailSettings;
     log?: { warn(o: object, m: string): void; info(o: object, m: string): void };
   },
-  endpoint: Pick<WebhookEndpointTable, 'workspace_id' | 'id' | 'url'>,
+  endpoint: EndpointKey & { url: string },
 ): Promise<void> {
   const { id, url } = endpoint;
   deps.log?.info({ webhook: id }, 'webhook endpoint disabled: every delivery failed for 3 days');

@@ -101,7 +101,7 @@ export class WebhookWorker {
       });
   }
 
-  /** Claims and sends until nothing due is left and nothing is in flight (tests and the CLI). */
+  /** Claims and sends until nothing due is left and nothing is in flight (tests). */
   async drain(): Promise<void> {
     for (;;) {
       this.dueLikely = true;
@@ -161,10 +161,8 @@ export class WebhookWorker {
     try {
       const { recorded, disabled } = await this.deps.store.write(async (tx) => {
         const recorded = await recordOutcome(tx, claimed.id, lease, outcome, at);
-        return {
-          recorded,
-          disabled: recorded ? await noteEndpointAttempt(tx, endpoint, result.ok, at) : false,
-        };
+        const disabled = recorded && (await noteEndpointAttempt(tx, endpoint, result.ok, at));
+        return { recorded, disabled };
       });
       if (!recorded) return;
       this.deps.onOutcome?.(outcome.status === 'pending' ? 'retrying' : outcome.status);
@@ -191,10 +189,9 @@ export class WebhookWorker {
       'webhook-signature': secrets.map((s) => new Webhook(s).sign(id, timestamp, body)).join(' '),
       'content-type': 'application/json',
     };
+    const post = this.deps.send ?? postWebhook;
     try {
-      return await (this.deps.send ?? postWebhook)(claimed.url, body, headers, {
-        allowPrivate: this.deps.allowPrivate,
-      });
+      return await post(claimed.url, body, headers, { allowPrivate: this.deps.allowPrivate });
     } catch (err) {
       return { ok: false, status: null, error: String((err as Error)?.message ?? err).slice(0, 500) };
     }

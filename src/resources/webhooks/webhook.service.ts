@@ -1,6 +1,5 @@
 import { lookup } from 'node:dns/promises';
 import type { Db, Tx } from '../../db/schema.ts';
-import type { WebhookEndpointTable } from '../../db/tables/webhook.ts';
 import type { Writer } from '../../db/write.ts';
 import { conflict, invalid, notFound } from '../../errors.ts';
 import { isIdOf, newId } from '../../lib/ids.ts';
@@ -10,6 +9,7 @@ import type { AuditAction, AuditActor } from '../audit/audit.model.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import {
   deleteEndpoint as removeEndpoint,
+  type EndpointKey,
   findEndpoint,
   insertEndpoint,
   listEndpoints,
@@ -62,7 +62,7 @@ export interface CreateEndpointInput {
 async function audit(
   tx: Tx,
   by: AuditActor | undefined,
-  endpoint: Pick<WebhookEndpointTable, 'workspace_id' | 'id'>,
+  endpoint: EndpointKey,
   at: number,
   action: AuditAction,
   detail?: Record<string, unknown>,
