@@ -160,7 +160,7 @@ export class WebhookWorker {
     const endpoint = { workspace_id: claimed.workspace_id, id: claimed.endpoint_id, url: claimed.url };
     try {
       const { recorded, disabled } = await this.deps.store.write(async (tx) => {
-        const recorded = await recordOutcome(tx, claimed.id, lease, outcome, at);
+        const recorded = await recordOutcome(tx, claimed.id, lease, outcome);
         const disabled = recorded && (await noteEndpointAttempt(tx, endpoint, result.ok, at));
         return { recorded, disabled };
       });
@@ -199,10 +199,11 @@ export class WebhookWorker {
 }
 
 /** Delivered; or due again after the schedule's next step; or, past its last, failed. */
-function outcomeOf(schedule: readonly number[], attempts: number, result: AttemptResult, now: number): AttemptOutcome {
-  if (result.ok) return { status: 'delivered', lastStatus: result.status, lastError: null, nextAttemptAt: null };
+function outcomeOf(schedule: readonly number[], attempts: number, result: AttemptResult, at: number): AttemptOutcome {
+  const { status: lastStatus, error: lastError } = result;
+  if (result.ok) return { status: 'delivered', lastStatus, lastError: null, nextAttemptAt: null, at };
   const wait = schedule[attempts - 1];
   return wait === undefined
-    ? { status: 'failed', lastStatus: result.status, lastError: result.error, nextAttemptAt: null }
-    : { status: 'pending', lastStatus: result.status, lastError: result.error, nextAttemptAt: now + wait * 1000 };
+    ? { status: 'failed', lastStatus, lastError, nextAttemptAt: null, at }
+    : { status: 'pending', lastStatus, lastError, nextAttemptAt: at + wait * 1000, at };
 }

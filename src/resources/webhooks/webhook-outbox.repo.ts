@@ -105,11 +105,11 @@ export interface AttemptOutcome {
   lastStatus: number | null;
   lastError: string | null;
   nextAttemptAt: number | null;
+  /** When the attempt ended. */
+  at: number;
 }
 
-type OutcomeParams = AttemptOutcome & { id: string; leaseUntil: number; now: number };
-
-const RECORD_OUTCOME = new PreparedQuery<OutcomeParams, never>((db, param) =>
+const RECORD_OUTCOME = new PreparedQuery<AttemptOutcome & { id: string; leaseUntil: number }, never>((db, param) =>
   db
     .updateTable('webhook_deliveries')
     .set({
@@ -119,21 +119,15 @@ const RECORD_OUTCOME = new PreparedQuery<OutcomeParams, never>((db, param) =>
       last_error: param('lastError'),
       next_attempt_at: param('nextAttemptAt'),
       claimed_until: sql.lit(null),
-      updated_at: param('now'),
+      updated_at: param('at'),
     })
     .where('id', '=', param('id'))
     .where('claimed_until', '=', param('leaseUntil')),
 );
 
 /** Records an attempt, only while the lease it was made under holds; answers whether it did. */
-export async function recordOutcome(
-  tx: Tx,
-  id: string,
-  leaseUntil: number,
-  outcome: AttemptOutcome,
-  now: number,
-): Promise<boolean> {
-  const result = await RECORD_OUTCOME.run(tx, { ...outcome, id, leaseUntil, now });
+export async function recordOutcome(tx: Tx, id: string, leaseUntil: number, outcome: AttemptOutcome): Promise<boolean> {
+  const result = await RECORD_OUTCOME.run(tx, { ...outcome, id, leaseUntil });
   return Number(result.numAffectedRows ?? 0n) > 0;
 }
 
