@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { hostOf, isIpAddress, refusedAddress } from '../lib/webhook-address.ts';
+import { literalAddress, refusedAddress } from '../lib/webhook-address.ts';
 import { MAX_PAYLOAD_BYTES } from '../resources/webhooks/webhook.model.ts';
 
 /**
@@ -60,7 +60,8 @@ export async function postWebhook(
   if (bytes > MAX_PAYLOAD_BYTES) return { ok: false, status: null, error: `payload of ${bytes} bytes is over 256 KiB` };
   const url = new URL(target);
   // An address literal is never looked up, so it is checked here.
-  const why = !options.allowPrivate && isIpAddress(hostOf(url)) ? refusedAddress(hostOf(url)) : null;
+  const literal = options.allowPrivate ? null : literalAddress(url);
+  const why = literal === null ? null : refusedAddress(literal);
   if (why) return { ok: false, status: null, error: `refused at connect: ${why}` };
   const sent = { ...headers, 'content-length': String(bytes), 'user-agent': 'venue-api-webhooks/1' };
   const first = await postOnce(url, body, sent, options);

@@ -35,11 +35,8 @@ export function refusedAddress(address: string): string | null {
   return null;
 }
 
-export function isIpAddress(host: string): boolean {
-  return ipaddr.isValid(host);
-}
-
-/** The address part of a URL's host: IPv6 literals lose their brackets. */
-export function hostOf(url: URL): string {
-  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+/** The URL's host when it is an address literal (an IPv6 one without its brackets); null for a name. */
+export function literalAddress(url: URL): string | null {
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  return ipaddr.isValid(host) ? host : null;
 }

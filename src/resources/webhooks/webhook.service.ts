@@ -4,7 +4,7 @@ import type { Writer } from '../../db/write.ts';
 import { conflict, invalid, notFound } from '../../errors.ts';
 import { isIdOf, newId } from '../../lib/ids.ts';
 import type { Clock } from '../../lib/time.ts';
-import { hostOf, isIpAddress, refusedAddress } from '../../lib/webhook-address.ts';
+import { literalAddress, refusedAddress } from '../../lib/webhook-address.ts';
 import type { AuditAction, AuditActor } from '../audit/audit.model.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import {
@@ -83,12 +83,13 @@ export async function checkWebhookUrl(raw: string, policy: WebhookPolicy): Promi
   if (url.username || url.password) throw badUrl('must not carry a user name or password', 'has credentials');
   if (raw.length > 2048) throw badUrl('at most 2048 characters', 'too long');
   if (policy.allowPrivate) return url.toString();
-  const host = hostOf(url);
-  if (isIpAddress(host)) {
-    const why = refusedAddress(host);
-    if (why) throw badUrl(`${host} is not a public address (${why})`, 'not a public address');
+  const literal = literalAddress(url);
+  if (literal !== null) {
+    const why = refusedAddress(literal);
+    if (why) throw badUrl(`${literal} is not a public address (${why})`, 'not a public address');
     return url.toString();
   }
+  const host = url.hostname;
   let addresses: string[];
   try {
     addresses = await (policy.resolve ?? resolveAll)(host);
