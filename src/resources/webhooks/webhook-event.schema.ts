@@ -16,7 +16,7 @@ import { Instant } from '../wire.schema.ts';
  * Every webhook event payload the API sends (DECISIONS "Webhooks") as TypeBox schemas, for the
  * OpenAPI document's `webhooks` section, from which venue-api-client's event types are generated.
  */
-function EventOf(type: string, object: TSchema, previous: TObject | undefined) {
+function EventOf(type: string, object: TSchema, previous?: TObject) {
   return Type.Object(
     {
       id: Type.String({
@@ -29,15 +29,13 @@ function EventOf(type: string, object: TSchema, previous: TObject | undefined) {
       livemode: Type.Boolean({ description: 'true for a live change, false for a test one.' }),
       data: Type.Object(
         {
-          object: object,
+          object,
           // The changed fields only, each in the record's own shape.
-          ...(previous
-            ? {
-                previous_attributes: Type.Partial(previous, {
-                  description: "The changed top-level fields' values before the change.",
-                }),
-              }
-            : {}),
+          ...(previous && {
+            previous_attributes: Type.Partial(previous, {
+              description: "The changed top-level fields' values before the change.",
+            }),
+          }),
         },
         { description: 'The record after the change.' },
       ),

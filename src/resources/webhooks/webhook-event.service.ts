@@ -42,10 +42,7 @@ export function outboxWritten(): void {
   for (const listener of written) listener();
 }
 
-/**
- * An event's delivery to one endpoint, due at once; an event too large to send is failed
- * here, once, rather than at every attempt.
- */
+/** An event's delivery to one endpoint, due at once; one too large to send is failed here, once, not at each attempt. */
 function deliveryRow(event: WebhookEventTable, endpointId: string): WebhookDeliveryTable {
   const bytes = Buffer.byteLength(event.payload);
   const tooLarge = bytes > MAX_PAYLOAD_BYTES;

@@ -154,17 +154,17 @@ export async function recentDeliveries(
 export async function deliveryCounts(
   db: Queryable,
   endpoint: EndpointKey,
-): Promise<{ total: number; pending: number }> {
+): Promise<{ deliveries: number; pending: number }> {
   const row = await db
     .selectFrom('webhook_deliveries')
     .select((eb) => [
-      eb.fn.countAll<number | string>().as('total'),
+      eb.fn.countAll<number | string>().as('deliveries'),
       eb.fn.sum<number | string | null>(eb.case().when('status', '=', 'pending').then(1).else(0).end()).as('pending'),
     ])
     .where('workspace_id', '=', endpoint.workspace_id)
     .where('endpoint_id', '=', endpoint.id)
     .executeTakeFirstOrThrow();
-  return { total: Number(row.total), pending: Number(row.pending ?? 0) };
+  return { deliveries: Number(row.deliveries), pending: Number(row.pending ?? 0) };
 }
 
 /** Makes a delivery due now again ("Resend"), whatever it came to; answers whether there was one. */

@@ -185,8 +185,7 @@ export async function endpointDeletion(
   id: string,
 ): Promise<{ endpoint: WebhookEndpoint; deliveries: number; pending: number }> {
   const row = await existing(db, workspaceId, id);
-  const counts = await deliveryCounts(db, row);
-  return { endpoint: toEndpoint(row), deliveries: counts.total, pending: counts.pending };
+  return { endpoint: toEndpoint(row), ...(await deliveryCounts(db, row)) };
 }
 
 export async function deleteEndpoint(
