@@ -214,7 +214,6 @@ export function createPostgresEngine(url: string, options: PostgresOptions = {})
         }
       });
     },
-    insertsInWith: true,
     maxInsertRows: (columns) => Math.max(1, Math.floor(60_000 / columns)),
     async pauseMembershipCounts(tx) {
       await sql`select set_config('venue.membership_counts', 'off', true)`.execute(tx);

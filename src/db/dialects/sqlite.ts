@@ -84,7 +84,6 @@ export function createSqliteEngine(url: string, options: SqliteOptions = {}): En
     async withJobLock(_db, _lock, fn) {
       return { ran: true, value: await fn() };
     },
-    insertsInWith: false,
     maxInsertRows: (columns) => Math.max(1, Math.floor(32_000 / columns)),
     pauseMembershipCounts: async () => false,
     refreshStatistics: async (db) => {

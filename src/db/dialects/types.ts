@@ -17,12 +17,6 @@ export interface Engine {
    * answers false (without running) when another holds it. SQLite serves one process.
    */
   withJobLock<T>(db: Kysely<Database>, lock: string, fn: () => Promise<T>): Promise<{ ran: boolean; value?: T }>;
-  /**
-   * Whether one statement may insert in its WITH clause as well (PostgreSQL), so a write's
-   * last rows go to the database in one round trip; SQLite has no such WITH, and no round
-   * trips to save.
-   */
-  readonly insertsInWith: boolean;
   /** Rows a multi-row INSERT may carry, given its column count (bound-parameter limits). */
   maxInsertRows(columns: number): number;
   /**

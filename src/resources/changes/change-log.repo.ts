@@ -17,12 +17,8 @@ export async function insertChangeRows(
   engine: Pick<Engine, 'maxInsertRows'>,
   rows: ChangeLogTable[],
 ): Promise<void> {
-  if (rows.length === 1) await insertChangeRow(tx, rows[0]!);
+  if (rows.length === 1) await INSERT_ONE(tx, rows[0]!);
   else await insertMany(tx, engine, 'change_log', rows);
-}
-
-export async function insertChangeRow(tx: Tx, row: ChangeLogTable): Promise<void> {
-  await INSERT_ONE(tx, row);
 }
 
 /** One batch of the changes older than `before` (DECISIONS: kept 365 days, then purged). */

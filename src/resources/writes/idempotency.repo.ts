@@ -1,11 +1,9 @@
-import type { Engine } from '../../db/dialects/types.ts';
 import { type Param, PreparedQuery } from '../../db/prepared.ts';
 import type { Queryable, Tx } from '../../db/schema.ts';
-import type { ChangeLogTable, IdempotencyKeyTable } from '../../db/tables/change.ts';
+import type { IdempotencyKeyTable } from '../../db/tables/change.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
 import { lockKey, locksAreFree, tryTransactionLock } from '../../db/transaction-lock.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
-import { insertChangeRow } from '../changes/change-log.repo.ts';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim, type StoredAnswer } from './idempotency.model.ts';
 
 /** What a POST's claim finds: whether its transaction now holds the key, and the answer stored for it, however old (see isLive). */
@@ -98,22 +96,6 @@ const SAVE = new PreparedQuery<SaveParams, never>((db, param) =>
   db.insertInto('idempotency_keys').values(answerRow(param)),
 );
 
-type ChangeParams = { [K in keyof ChangeLogTable as `change.${K}`]: ChangeLogTable[K] };
-
-// PostgreSQL: the change-log row rides in the WITH of the answer's INSERT, one round trip instead of two.
-const SAVE_WITH_CHANGE = new PreparedQuery<SaveParams & ChangeParams, never>((db, param, shape) =>
-  db
-    .with('change', (qc) =>
-      qc
-        .insertInto('change_log')
-        .values(
-          Object.fromEntries(shape.split(',').map((c) => [c, param(`change.${c}` as keyof ChangeParams)])) as never,
-        ),
-    )
-    .insertInto('idempotency_keys')
-    .values(answerRow(param)),
-);
-
 function saveParams(claim: IdempotencyClaim, answer: StoredAnswer, now: number): SaveParams {
   return {
     keyId: claim.keyId,
@@ -131,29 +113,6 @@ function saveParams(claim: IdempotencyClaim, answer: StoredAnswer, now: number):
 
 export async function saveAnswer(tx: Tx, claim: IdempotencyClaim, answer: StoredAnswer, now: number): Promise<void> {
   await storing(() => SAVE.execute(tx, saveParams(claim, answer, now)));
-}
-
-/**
- * Stores the answer of a write that made one change, with the change's log row: in one
- * statement where the engine takes INSERTs in a WITH (PostgreSQL, where each statement is a
- * round trip); else two.
- */
-export async function saveAnswerWithChange(
-  tx: Tx,
-  engine: Pick<Engine, 'insertsInWith'>,
-  claim: IdempotencyClaim,
-  answer: StoredAnswer,
-  now: number,
-  change: ChangeLogTable,
-): Promise<void> {
-  if (!engine.insertsInWith) {
-    await insertChangeRow(tx, change);
-    await saveAnswer(tx, claim, answer, now);
-    return;
-  }
-  const changeParams = Object.fromEntries(Object.entries(change).map(([column, value]) => [`change.${column}`, value]));
-  const params = { ...saveParams(claim, answer, now), ...changeParams } as SaveParams & ChangeParams;
-  await storing(() => SAVE_WITH_CHANGE.execute(tx, params, Object.keys(change).join(',')));
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Actor, Scope } from '../actor.model.ts';
 import { type ChangeAuthor, type ChangeInput, type CustomerRecords, changeRow } from '../changes/change.model.ts';
 import { insertChangeRows } from '../changes/change-log.repo.ts';
 import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
-import { claimKey, dropStoredAnswer, isLive, saveAnswer, saveAnswerWithChange } from './idempotency.repo.ts';
+import { claimKey, dropStoredAnswer, isLive, saveAnswer } from './idempotency.repo.ts';
 
 /**
  * The write pipeline (CONVENTIONS 5): a service's change, its change-log rows, what the change
@@ -200,17 +200,6 @@ export class WritePipeline {
     records: CustomerRecords | undefined,
     stored: AnswerToStore | null,
   ): Promise<boolean> {
-    if (stored && changes.length === 1) {
-      await saveAnswerWithChange(
-        tx,
-        this.store.engine,
-        stored.claim,
-        stored.answer,
-        stored.now,
-        changeRow(actor, changes[0]!),
-      );
-      return this.hook.write(tx, actor, changes, records);
-    }
     const hooked = changes.length > 0 && (await this.logChanges(tx, actor, changes, records));
     if (stored) await saveAnswer(tx, stored.claim, stored.answer, stored.now);
     return hooked;
