@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 /** SPEC "Conventions": a lowercase prefix, an underscore, then 22 characters. */
 const ID_PREFIX = {
@@ -31,28 +31,11 @@ export type IdKind = keyof typeof ID_PREFIX;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/**
- * Random bytes drawn from one buffer refilled 4 KiB at a time (as crypto.randomUUID
- * caches its entropy), since every request gets an id and a crypto call each costs more.
- * The bytes are the CSPRNG's either way, each used once.
- */
-const pool = Buffer.alloc(4096);
-let poolAt = pool.length;
-
-function randomByte(): number {
-  if (poolAt === pool.length) {
-    randomFillSync(pool);
-    poolAt = 0;
-  }
-  return pool[poolAt++]!;
-}
-
 /** n base62 characters of uniform randomness (rejection sampling, no modulo bias). */
 export function randomBase62(n: number): string {
   let out = '';
   while (out.length < n) {
-    const byte = randomByte();
-    if (byte < 248) out += BASE62[byte % 62];
+    for (const byte of randomBytes(n)) if (byte < 248 && out.length < n) out += BASE62[byte % 62];
   }
   return out;
 }
