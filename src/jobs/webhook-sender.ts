@@ -1,12 +1,13 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
 import { literalAddress, refusedAddress } from '../lib/webhook-address.ts';
 import { MAX_PAYLOAD_BYTES } from '../resources/webhooks/webhook.model.ts';
 
 /**
- * One attempt to post a webhook (DECISIONS "Webhooks") with undici: no redirect followed, 10 s
- * in all, at most 256 KiB sent and 4 KiB read; the address is checked after DNS, at connect.
+ * One attempt to post a webhook (DECISIONS "Webhooks"): no redirect followed, 10 s in all, at
+ * most 256 KiB sent and 4 KiB read; the address is checked after DNS, in the socket's own look-up.
  */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 const MAX_ANSWER_BYTES = 4 * 1024;
@@ -23,13 +24,16 @@ interface SendOptions {
  * policy, so a connection made with private addresses allowed never serves one where they are
  * not. Idle ones close before the usual server's keep-alive timeout (Node's is 5 s).
  */
-const agents = new Map<boolean, Agent>();
+const IDLE_MS = 4_000;
+const agents = new Map<string, http.Agent>();
 
-function agentFor(allowPrivate: boolean): Agent {
-  let agent = agents.get(allowPrivate);
+function agentFor(protocol: string, allowPrivate: boolean): http.Agent {
+  const key = `${protocol}${allowPrivate}`;
+  let agent = agents.get(key);
   if (!agent) {
-    agent = new Agent({ keepAliveTimeout: 4_000, connect: allowPrivate ? {} : { lookup: guardedLookup } });
-    agents.set(allowPrivate, agent);
+    const options = { keepAlive: true, timeout: IDLE_MS, scheduling: 'lifo' as const };
+    agent = protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+    agents.set(key, agent);
   }
   return agent;
 }
@@ -59,31 +63,63 @@ export async function postWebhook(
   const literal = options.allowPrivate ? null : literalAddress(url);
   const why = literal === null ? null : refusedAddress(literal);
   if (why) return { ok: false, status: null, error: `refused at connect: ${why}` };
+  const sent = { ...headers, 'content-length': String(bytes), 'user-agent': 'venue-api-webhooks/1' };
+  const first = await postOnce(url, body, sent, options);
+  // A kept-alive connection the receiver closed as it was reused fails before any answer: the
+  // request is sent again once, on a new connection (a duplicate is harmless: receivers dedupe).
+  return first.staleConnection ? (await postOnce(url, body, sent, options)).result : first.result;
+}
+
+function postOnce(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  options: SendOptions,
+): Promise<{ result: AttemptResult; staleConnection?: boolean }> {
+  const client = url.protocol === 'https:' ? https : http;
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
-  const signal = AbortSignal.timeout(timeoutMs);
-  const post = () =>
-    request(url, {
-      method: 'POST',
-      headers: { ...headers, 'user-agent': 'venue-api-webhooks/1' },
-      body,
-      dispatcher: agentFor(options.allowPrivate),
-      signal,
+  return new Promise((resolve) => {
+    let settled = false;
+    let answered = false;
+    const finish = (result: AttemptResult, staleConnection = false) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ result, staleConnection });
+    };
+    const request = client.request(
+      url,
+      {
+        method: 'POST',
+        headers,
+        agent: agentFor(url.protocol, options.allowPrivate),
+        ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
+      },
+      (response) => {
+        answered = true;
+        const status = response.statusCode ?? 0;
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          // Only so much of an answer is read: a receiver's body tells us nothing we keep.
+          if (read >= MAX_ANSWER_BYTES) response.destroy();
+        });
+        const done = () => {
+          const ok = status >= 200 && status < 300;
+          const redirect = status >= 300 && status < 400;
+          const error = ok ? null : redirect ? `redirect (${status}) not followed` : `answered ${status}`;
+          finish({ ok, status, error });
+        };
+        response.on('end', done);
+        response.on('close', done);
+        response.on('error', done);
+      },
+    );
+    const timer = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    request.on('error', (err: NodeJS.ErrnoException) => {
+      const stale = request.reusedSocket && !answered && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+      finish({ ok: false, status: null, error: err.message.slice(0, 500) }, stale);
     });
-  try {
-    // A kept-alive connection the receiver closed as it was reused fails before any answer: the
-    // request is sent again once, on a new connection (a duplicate is harmless: receivers dedupe).
-    const answer = await post().catch((err: { code?: string }) => {
-      if (err.code === 'UND_ERR_SOCKET' || err.code === 'ECONNRESET') return post();
-      throw err;
-    });
-    // Only so much of an answer is read: a receiver's body tells us nothing we keep.
-    await answer.body.dump({ limit: MAX_ANSWER_BYTES }).catch(() => undefined);
-    const status = answer.statusCode;
-    if (status >= 200 && status < 300) return { ok: true, status, error: null };
-    const redirect = status >= 300 && status < 400;
-    return { ok: false, status, error: redirect ? `redirect (${status}) not followed` : `answered ${status}` };
-  } catch (err) {
-    const error = signal.aborted ? `no answer within ${timeoutMs / 1000} s` : String((err as Error).message);
-    return { ok: false, status: null, error: error.slice(0, 500) };
-  }
+    request.end(body);
+  });
 }

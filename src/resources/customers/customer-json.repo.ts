@@ -11,14 +11,9 @@ import { adultCutoff } from './customer-record.model.ts';
 import { Customer } from './customer.schema.ts';
 
 /**
- * Every customer the API reads, as JSON the database builds from the Customer schema
- * (db/json-record.ts): one statement per read, one string per customer. A write answers by
- * running the same read inside its transaction, and its webhook event shows the customer as
- * this read does. The JSON is unmasked: a contacts-masked key's copy is masked after it
- * (lib/mask.ts).
- *
- * `adult` needs today: a customer with a date of birth is an adult when that date is on or
- * before `adultCutoff` (customer-record.model.ts).
+ * Every customer the API reads or a write returns, as JSON the database builds from the
+ * Customer schema (db/json-record.ts), unmasked: a contacts-masked reader's copy is masked
+ * after it (lib/mask.ts). `adult` needs today (customer-record.model.ts `adultCutoff`).
  */
 export interface CustomerJsonRow {
   id: string;

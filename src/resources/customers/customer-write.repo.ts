@@ -18,10 +18,8 @@ import { EDITABLE, type EditableColumn } from './customer-input.model.ts';
 import { adultCutoff } from './customer-record.model.ts';
 
 /**
- * Writes to customers and their memberships. Every change to a customer, memberships
- * included, goes through `bumpCustomer`: the version moves by exactly one, guarded by the
- * version this transaction read, so a customer's changes have one order (DECISIONS
- * "Customers": version changes on every change) and no write is lost to a race.
+ * Writes to customers. Every change moves the version by exactly one, guarded by the version
+ * the transaction read, so a customer's changes have one order and no write is lost to a race.
  */
 export type CustomerSet = Partial<Omit<CustomerTable, 'id' | 'workspace_id' | 'livemode' | 'version' | 'created_at'>>;
 
