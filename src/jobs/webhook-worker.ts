@@ -124,24 +124,22 @@ export class WebhookWorker {
     while (this.inFlight.size > 0) await Promise.all(this.inFlight.keys());
   }
 
-  /** Claims what the free slots and shares allow, starting each attempt, until a claim finds nothing; answers how many. */
+  /**
+   * One claim of what the free slots and shares allow, each attempt started; answers how many.
+   * Claiming again before a slot frees or a write comes would only find the same rows held back.
+   */
   private async claimAndSend(): Promise<number> {
-    let claimedInAll = 0;
-    while (this.dueLikely) {
-      const total = this.slots - this.inFlight.size;
-      if (total <= 0) return claimedInAll;
-      const now = this.deps.clock();
-      const lease = now + LEASE_MS;
-      const room = { total, ...this.shares, held: [...this.inFlight.values()] };
-      const { claimed, exhausted } = await this.deps.store.write((tx) =>
-        claimDue(tx, this.deps.engine, now, lease, room),
-      );
-      if (exhausted) this.dueLikely = false;
-      claimedInAll += claimed.length;
-      for (const c of claimed) this.begin(c, lease);
-      if (claimed.length === 0) return claimedInAll;
-    }
-    return claimedInAll;
+    const total = this.slots - this.inFlight.size;
+    if (total <= 0 || !this.dueLikely) return 0;
+    const now = this.deps.clock();
+    const lease = now + LEASE_MS;
+    const room = { total, ...this.shares, held: [...this.inFlight.values()] };
+    const { claimed, exhausted } = await this.deps.store.write((tx) =>
+      claimDue(tx, this.deps.engine, now, lease, room),
+    );
+    if (exhausted) this.dueLikely = false;
+    for (const c of claimed) this.begin(c, lease);
+    return claimed.length;
   }
 
   private begin(claimed: ClaimedDelivery, lease: number): void {
