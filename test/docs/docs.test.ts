@@ -48,7 +48,7 @@ describe('the documents', () => {
   });
 
   it('every kept bench run is a dated document of its engine, as the bench prints it', () => {
-    const runs = filesUnder('bench/results', ['.json']);
+    const runs = filesUnder('bench/results', ['.json']).filter((run) => !run.startsWith('bench/results/ab/'));
     expect(runs.length).toBeGreaterThan(0);
     for (const run of runs) {
       const engine = /^bench\/results\/\d{4}-\d{2}-\d{2}-(sqlite|postgres)\.json$/.exec(run)?.[1];
@@ -56,6 +56,16 @@ describe('the documents', () => {
       const doc = JSON.parse(read(run));
       expect(doc.engine, run).toBe(engine);
       expect(doc.scenarios.map((s: { name: string }) => s.name)).toContain('get_one');
+    }
+  });
+
+  it('every kept comparison of builds is a dated bench/ab.ts document of its engine', () => {
+    for (const run of filesUnder('bench/results/ab', ['.json'])) {
+      const engine = /^bench\/results\/ab\/\d{4}-\d{2}-\d{2}-[a-z-]+-(sqlite|postgres)\.json$/.exec(run)?.[1];
+      expect(engine, run).toBeDefined();
+      const doc = JSON.parse(read(run));
+      expect([doc.tool, doc.engine], run).toEqual(['bench/ab.ts', engine]);
+      for (const m of doc.measurements) expect(Object.keys(doc.variants), run).toContain(m.variant);
     }
   });
 
