@@ -7,9 +7,9 @@ import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 
 /**
  * dialects/postgres.ts: a transaction's BEGIN and COMMIT are round trips of their own, as
- * Kysely sends them; an idempotent write's change-log row goes with its stored answer, one
- * INSERT inside the other's WITH (idempotency.repo.ts). pg sends one request and waits for
- * its answer before the next, so each call of pg.Client's query is one round trip.
+ * Kysely sends them; a customer write's statements return what the next step needs
+ * (customer-write.repo.ts). pg sends one request and waits for its answer before the next,
+ * so each call of pg.Client's query is one round trip.
  */
 function countingRoundTrips() {
   const sent: string[] = [];
