@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate, openStorage } from '../src/db/index.ts';
 import { WebhookWorker } from '../src/jobs/webhook-worker.ts';
-import { recordEvents } from '../src/resources/webhooks/webhook-event.service.ts';
+import { recordEvents } from '../src/resources/webhook-events/event.repo.ts';
 import { createEndpoint } from '../src/resources/webhooks/webhook.service.ts';
 import { createWorkspace } from '../src/resources/workspaces/workspace.service.ts';
 
@@ -34,26 +34,21 @@ try {
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
   const open = { allowHttp: true, allowPrivate: true };
-  const made = await createEndpoint(storage, Date.now, open, {
+  await createEndpoint(storage, Date.now, open, {
     workspaceId,
     url,
     mode: 'live',
     contactsMasked: false,
     createdBy: 'bench',
   });
-  const endpoint = await storage.db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('id', '=', made.endpoint.id)
-    .executeTakeFirstOrThrow();
   const object = { id: 'cus_drain', object: 'customer', first_name: 'Drain', email: 'drain@example.com', tags: [] };
   const at = Date.now();
   await storage.write((tx) =>
     recordEvents(
       tx,
+      storage.engine,
       { workspaceId, livemode: true },
       Array.from({ length: N }, () => ({ type: 'customer.created', at, object })),
-      [endpoint],
     ),
   );
   const worker = new WebhookWorker({

@@ -94,6 +94,8 @@ export interface Config {
   readonly webhookAllowPrivate: boolean;
   /** Seconds to wait before each retry of a failed delivery; after the last, it is failed. */
   readonly webhookRetrySchedule: readonly number[];
+  /** Days the events feed keeps an event (1 to 365); an event with a delivery pending stays. */
+  readonly eventRetentionDays: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -221,6 +223,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowHttp: flag(env, 'WEBHOOK_ALLOW_HTTP', false),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookRetrySchedule: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+    eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 365, 1, 365),
   });
 }
 

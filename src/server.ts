@@ -127,7 +127,13 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
   );
   activityCheck.start();
   // DECISIONS: stored POST answers kept 24 hours, the change log 365 days.
-  const retention = new RetentionJobs({ store: storage, engine: storage.engine, clock: systemClock, log: app.log });
+  const retention = new RetentionJobs({
+    store: storage,
+    engine: storage.engine,
+    clock: systemClock,
+    eventRetentionDays: config.eventRetentionDays,
+    log: app.log,
+  });
   retention.start();
   // DECISIONS "Webhooks": every process delivers; claims keep two from making the same attempt.
   const deliveries = app.metrics.getSingleMetric('venue_api_webhook_deliveries_total') as Counter<'outcome'>;

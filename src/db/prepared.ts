@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable, type Insertable, type QueryResult } from 'kysely';
+import { CompiledQuery, type Compilable, type Insertable, type QueryResult, type RawBuilder } from 'kysely';
 import type { Database, Queryable } from './schema.ts';
 
 /**
@@ -90,6 +90,11 @@ export class PreparedQuery<P extends object, R> {
       return { sql: query.sql, names };
     });
   }
+}
+
+/** A statement written with Kysely's `sql`, as PreparedQuery's `build` answers it. */
+export function rawQuery<R>(db: Queryable, query: RawBuilder<R>): Compilable<R> {
+  return { compile: () => query.compile(db) };
 }
 
 /**

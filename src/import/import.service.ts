@@ -137,10 +137,10 @@ async function writeBatch(
         await writeCustomers(tx, storage.writes, engine, workspaceId, records as Customer[], clock());
       else if (table === 'tags' || table === 'lists') await writeVocabulary(tx, engine, table, workspaceId, records);
       else await writeDocs(tx, engine, table as DocTable, workspaceId, records);
-      // Customers send theirs through the write pipeline's hook (customer-log.ts), like every customer writer.
+      // Customers' events come from the write pipeline (customer-log.ts), like every customer writer's.
       if (table !== 'customers') {
         const object = OBJECT_NAMES.find((o) => RECORD_KINDS[o].table === table)!;
-        await recordImportEvents(tx, workspaceId, object, records, (id) => existing[table].has(id), clock());
+        await recordImportEvents(tx, engine, workspaceId, object, records, (id) => existing[table].has(id), clock());
       }
     }
   });

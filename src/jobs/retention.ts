@@ -3,15 +3,16 @@ import type { Writer } from '../db/write.ts';
 import { DAY_MS, type Clock } from '../lib/time.ts';
 import { deleteAuditBefore } from '../resources/audit/audit.repo.ts';
 import { deleteChangesBefore } from '../resources/changes/change-log.repo.ts';
+import { deleteEventsBefore } from '../resources/webhook-events/event-feed.repo.ts';
 import { deleteUndoJobsBefore, deleteUndoSkipsBefore } from '../resources/changes/undo-job.repo.ts';
 import { IDEMPOTENCY_TTL_MS } from '../resources/writes/idempotency.model.ts';
 import { deleteAnswersBefore } from '../resources/writes/idempotency.repo.ts';
 import { deleteInBatches } from './batches.ts';
 
 /**
- * Retention (DECISIONS "Idempotency": 24 hours; "Change log and undo": 365 days). The
- * stored answers are purged hourly, the change log and the audit log (kept as long as the
- * change log, docs/console.md "Audit log") daily. Every process schedules both;
+ * Retention (DECISIONS "Idempotency": 24 hours; "Change log and undo": 365 days; "Events
+ * feed": EVENT_RETENTION_DAYS). The stored answers are purged hourly; the change log, the
+ * audit log (kept as long, docs/console.md "Audit log") and the events daily. Every process schedules both;
  * the job lock lets one of them run at a time. Deletes go in batches (batches.ts).
  */
 export const CHANGE_LOG_RETENTION_MS = 365 * DAY_MS;
@@ -39,10 +40,27 @@ export async function purgeUndoJobs(store: Writer, clock: Clock): Promise<number
   return skips + (await deleteInBatches((limit) => store.write((tx) => deleteUndoJobsBefore(tx, before, limit))));
 }
 
-/** The daily purge: the year-long logs (and the undo jobs), under one job lock. */
-async function purgeYearOldLogs(store: Writer, clock: Clock): Promise<number> {
+/** The events feed's events older than EVENT_RETENTION_DAYS, workspace by workspace and mode by mode (its index). */
+export async function purgeEvents(store: Writer, clock: Clock, retentionDays: number): Promise<number> {
+  const before = clock() - retentionDays * DAY_MS;
+  const workspaces = await store.db.selectFrom('workspaces').select('id').execute();
+  let purged = 0;
+  for (const { id: workspaceId } of workspaces) {
+    for (const livemode of [false, true]) {
+      const scope = { workspaceId, livemode };
+      purged += await deleteInBatches((limit) => store.write((tx) => deleteEventsBefore(tx, scope, before, limit)));
+    }
+  }
+  return purged;
+}
+
+/** The daily purge: the year-long logs, the undo jobs and the events, under one job lock. */
+async function purgeLogs(store: Writer, clock: Clock, eventRetentionDays: number): Promise<number> {
   return (
-    (await purgeChangeLog(store, clock)) + (await purgeAuditLog(store, clock)) + (await purgeUndoJobs(store, clock))
+    (await purgeChangeLog(store, clock)) +
+    (await purgeAuditLog(store, clock)) +
+    (await purgeUndoJobs(store, clock)) +
+    (await purgeEvents(store, clock, eventRetentionDays))
   );
 }
 
@@ -50,6 +68,8 @@ export interface RetentionDeps {
   store: Writer;
   engine: Engine;
   clock: Clock;
+  /** EVENT_RETENTION_DAYS */
+  eventRetentionDays: number;
   log?: { error(obj: object, msg: string): void };
 }
 
@@ -62,7 +82,7 @@ export class RetentionJobs {
   start(): void {
     if (this.timers.length > 0) return;
     this.every(HOUR_MS, 'purge-idempotency-keys', purgeIdempotencyKeys);
-    this.every(DAY_MS, 'purge-change-log', purgeYearOldLogs);
+    this.every(DAY_MS, 'purge-change-log', (store, clock) => purgeLogs(store, clock, this.deps.eventRetentionDays));
   }
 
   private every(interval: number, lock: string, purge: (store: Writer, clock: Clock) => Promise<number>): void {

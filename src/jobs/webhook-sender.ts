@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { literalAddress, refusedAddress } from '../lib/webhook-address.ts';
-import { MAX_PAYLOAD_BYTES } from '../resources/webhooks/webhook.model.ts';
+import { MAX_PAYLOAD_BYTES } from '../resources/webhook-events/event.repo.ts';
 
 /**
  * One attempt to post a webhook (DECISIONS "Webhooks"): no redirect followed, 10 s in all, at

@@ -4,7 +4,7 @@ import type { WebhookDeliveryTable } from '../db/tables/webhook.ts';
 import type { Writer } from '../db/write.ts';
 import { type EventShape, maskEvent } from '../lib/mask.ts';
 import type { Clock } from '../lib/time.ts';
-import { onOutboxWritten } from '../resources/webhooks/webhook-event.service.ts';
+import { onOutboxWritten } from '../resources/webhook-events/outbox-signal.ts';
 import {
   type AttemptOutcome,
   type ClaimedDelivery,

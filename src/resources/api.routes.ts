@@ -13,6 +13,7 @@ import { packageRoutes } from './packages/package.routes.ts';
 import { tagRoutes } from './tags/tag.routes.ts';
 import { ticketRoutes } from './tickets/ticket.routes.ts';
 import { venueRoutes } from './venues/venue.routes.ts';
+import { webhookEventRoutes } from './webhook-events/event-feed.routes.ts';
 
 /** Every resource's routes, registered under the API root. */
 export async function resourceRoutes(app: FastifyInstance, options: { db: Db }) {
@@ -29,4 +30,5 @@ export async function resourceRoutes(app: FastifyInstance, options: { db: Db }) 
   await app.register(eventRoutes, options);
   await app.register(ticketRoutes, options);
   await app.register(giftCardRoutes, options);
+  await app.register(webhookEventRoutes, options);
 }

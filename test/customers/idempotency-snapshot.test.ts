@@ -4,7 +4,7 @@ import { personActor } from '../../src/resources/actor.model.ts';
 import { createCustomer } from '../../src/resources/customers/customer.service.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
 import type { StoredAnswer } from '../../src/resources/writes/idempotency.model.ts';
-import { saveAnswer } from '../../src/resources/writes/idempotency.repo.ts';
+import { answerRow, saveAnswer } from '../../src/resources/writes/idempotency.repo.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 
 /**
@@ -37,7 +37,9 @@ describe.runIf(ENGINES.includes('postgres'))('an answer stored after the claim r
         if (runs === 1)
           await storage.db
             .transaction()
-            .execute((other) => saveAnswer(other, { ...claim, requestId: 'req_theirs' }, theirs, Date.now()));
+            .execute((other) =>
+              saveAnswer(other, answerRow({ ...claim, requestId: 'req_theirs' }, theirs, Date.now())),
+            );
         return createCustomer(tx, a, body);
       },
       { first_name: 'Twice' },

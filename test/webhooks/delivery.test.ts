@@ -3,7 +3,7 @@ import { importRecords } from '../../src/import/import.service.ts';
 import { memorySource } from '../../src/import/reader.ts';
 import { WebhookWorker } from '../../src/jobs/webhook-worker.ts';
 import { undoKeyChanges } from '../../src/resources/changes/undo.service.ts';
-import { recordEvents } from '../../src/resources/webhooks/webhook-event.service.ts';
+import { recordEvents } from '../../src/resources/webhook-events/event.repo.ts';
 import {
   createEndpoint,
   endpointDeliveries,
@@ -197,21 +197,13 @@ describe.each(ENGINES)('webhook delivery on %s', (engine) => {
   });
 
   it('no event is left behind by a change that rolled back', async () => {
-    const { endpoint: e } = await endpoint('test');
+    await endpoint('test');
     const before = await t.storage.db.selectFrom('webhook_events').select('id').execute();
-    const row = await t.storage.db
-      .selectFrom('webhook_endpoints')
-      .selectAll()
-      .where('id', '=', e.id)
-      .executeTakeFirstOrThrow();
     await expect(
       t.storage.write(async (tx) => {
-        await recordEvents(
-          tx,
-          { workspaceId: t.workspaceId, livemode: false },
-          [{ type: 'customer.created', at: t.clock.now, object: { id: 'cus_x' } }],
-          [row],
-        );
+        await recordEvents(tx, t.storage.engine, { workspaceId: t.workspaceId, livemode: false }, [
+          { type: 'customer.created', at: t.clock.now, object: { id: 'cus_x' } },
+        ]);
         throw new Error('the change failed');
       }),
     ).rejects.toThrow('the change failed');
@@ -319,11 +311,14 @@ describe.each(ENGINES)('webhook delivery on %s', (engine) => {
     expect(receiver.received).toHaveLength(1);
   });
 
-  it('a change with no endpoint of its mode writes no event', async () => {
+  it('a change with no endpoint of its mode writes its event (the feed has it) and no delivery', async () => {
     await endpoint('live');
-    const before = (await t.storage.db.selectFrom('webhook_events').select('id').execute()).length;
+    const count = async (table: 'webhook_events' | 'webhook_deliveries') =>
+      (await t.storage.db.selectFrom(table).select('id').execute()).length;
+    const [events, deliveries] = [await count('webhook_events'), await count('webhook_deliveries')];
     await createCustomer(t, t.keys.test);
-    expect((await t.storage.db.selectFrom('webhook_events').select('id').execute()).length).toBe(before);
+    expect(await count('webhook_events')).toBe(events + 1);
+    expect(await count('webhook_deliveries')).toBe(deliveries);
   });
 
   it('an endpoint whose every delivery failed for 3 days is disabled and its key managers are emailed', async () => {

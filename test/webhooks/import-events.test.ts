@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importRecords } from '../../src/import/import.service.ts';
 import { memorySource } from '../../src/import/reader.ts';
 import { WebhookWorker } from '../../src/jobs/webhook-worker.ts';
-import { recordEvents } from '../../src/resources/webhooks/webhook-event.service.ts';
+import { recordEvents } from '../../src/resources/webhook-events/event.repo.ts';
 import { createEndpoint, deleteEndpoint } from '../../src/resources/webhooks/webhook.service.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
@@ -95,7 +95,7 @@ describe.each(ENGINES)('webhook events of an import on %s', (engine) => {
     expect((await run([{ ...o, billing_details: { ...billing, name: 'Ada King' } }])).bad_lines).toEqual([]);
     // An order update that says what its billing details were (the feed's previous_attributes).
     await t.storage.write((tx) =>
-      recordEvents(tx, { workspaceId: t.workspaceId, livemode: true }, [
+      recordEvents(tx, t.storage.engine, { workspaceId: t.workspaceId, livemode: true }, [
         { type: 'order.updated', at: t.clock.now, object: o, previous: { billing_details: billing, total: 4000 } },
       ]),
     );

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postWebhook } from '../../src/jobs/webhook-sender.ts';
-import { MAX_PAYLOAD_BYTES as MAX_BODY_BYTES } from '../../src/resources/webhooks/webhook.model.ts';
+import { MAX_PAYLOAD_BYTES as MAX_BODY_BYTES } from '../../src/resources/webhook-events/event.repo.ts';
 
 /** One attempt's limits (DECISIONS "Webhooks", src/jobs/webhook-sender.ts), against a local receiver. */
 describe('a webhook attempt', () => {

@@ -196,6 +196,7 @@ export function createPostgresEngine(url: string, options: PostgresOptions = {})
   pool.on('error', () => undefined);
   return {
     name: 'postgres',
+    insertsInWith: true,
     dialect: new PostgresDialect({
       pool: new GuardedPool(pool, options.preparedPerConnection ?? PREPARED_PER_CONNECTION),
     }),

@@ -78,6 +78,7 @@ export function createSqliteEngine(url: string, options: SqliteOptions = {}): En
   const driver = new GroupCommitDriver(database, { database: withStatementCache(database) });
   return {
     name: 'sqlite',
+    insertsInWith: false,
     dialect: new GroupCommitDialect(driver),
     durable: () => driver.durable(),
     // One process serves a SQLite file, so the job always runs here.

@@ -17,6 +17,11 @@ export interface Engine {
    * answers false (without running) when another holds it. SQLite serves one process.
    */
   withJobLock<T>(db: Kysely<Database>, lock: string, fn: () => Promise<T>): Promise<{ ran: boolean; value?: T }>;
+  /**
+   * Whether INSERTs may sit in a WITH, several in one statement: PostgreSQL's data-modifying
+   * WITH saves a round trip each; SQLite has no such WITH, and no round trips to save.
+   */
+  readonly insertsInWith: boolean;
   /** Rows a multi-row INSERT may carry, given its column count (bound-parameter limits). */
   maxInsertRows(columns: number): number;
   /**

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { newId } from '../../lib/ids.ts';
 
 /**
- * Events go straight to the outbox with their deliveries (webhook-event.service.ts), no longer
+ * Events go straight to the outbox with their deliveries (src/resources/webhook-events/), no longer
  * through change-log rows: the events 020 left waiting there are moved to the outbox, with a
  * delivery to each enabled endpoint of their scope that takes their type, and the column goes.
  * A contract step: stop servers older than this migration before it runs (docs/operations.md).

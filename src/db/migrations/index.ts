@@ -17,6 +17,7 @@ import * as changeLogUnusedIndexes from './018-change-log-unused-indexes.ts';
 import * as webhookEventsUnusedIndex from './019-webhook-events-unused-index.ts';
 import * as changeLogEvents from './020-change-log-events.ts';
 import * as plainOutbox from './021-plain-outbox.ts';
+import * as eventFeed from './022-event-feed.ts';
 
 /** Migrations are listed here (not read from disk) so they run the same under tsx and tests. */
 export const migrations: Record<string, Migration> = {
@@ -38,6 +39,7 @@ export const migrations: Record<string, Migration> = {
   '019-webhook-events-unused-index': webhookEventsUnusedIndex,
   '020-change-log-events': changeLogEvents,
   '021-plain-outbox': plainOutbox,
+  '022-event-feed': eventFeed,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -2,7 +2,6 @@ import { type Insertable, sql, type Updateable } from 'kysely';
 import { PreparedQuery } from '../../db/prepared.ts';
 import type { Queryable, Tx } from '../../db/schema.ts';
 import type { WebhookEndpointTable } from '../../db/tables/webhook.ts';
-import type { Scope } from '../actor.model.ts';
 
 /** Webhook endpoints (011-webhooks): every query names its workspace (CONVENTIONS 4). */
 
@@ -32,24 +31,6 @@ export async function findEndpoint(
   let query = db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id);
   if (workspaceId !== null) query = query.where('workspace_id', '=', workspaceId);
   return query.executeTakeFirst();
-}
-
-/** An enabled endpoint as a write sees it: which events it takes (the worker reads the rest when it sends). */
-export type EndpointTaker = Pick<WebhookEndpointTable, 'id' | 'events'>;
-
-// Every customer write asks it: compiled once (db/prepared.ts).
-const ENABLED = new PreparedQuery<{ workspaceId: string; mode: 'live' | 'test' }, EndpointTaker>((db, param) =>
-  db
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'events'])
-    .where('workspace_id', '=', param('workspaceId'))
-    .where('mode', '=', param('mode'))
-    .where('status', '=', sql.lit('enabled')),
-);
-
-/** The enabled endpoints of a workspace's mode: where its events go (one indexed look-up, 011's webhook_endpoints_scope). */
-export async function enabledEndpoints(db: Queryable, scope: Scope): Promise<EndpointTaker[]> {
-  return ENABLED.execute(db, { workspaceId: scope.workspaceId, mode: scope.livemode ? 'live' : 'test' });
 }
 
 export async function updateEndpoint(

@@ -122,3 +122,12 @@ export function webhooksDocument(): Record<string, unknown> {
     ]),
   );
 }
+
+/** The events feed's `webhook_event`: any of its types (every type but `webhook.test`). */
+export function webhookEventSchema(): TSchema {
+  const types = Object.entries(WEBHOOK_EVENTS).filter(([type]) => type !== 'webhook.test');
+  return Type.Union(
+    types.map(([type, { object, previous }]) => EventOf(type, object, previous)),
+    { description: 'An event: the same object a webhook delivery carries.' },
+  );
+}

@@ -1,24 +1,11 @@
 import { sql } from 'kysely';
-import { PreparedQuery, preparedInsert } from '../../db/prepared.ts';
+import { PreparedQuery } from '../../db/prepared.ts';
 import type { Engine } from '../../db/dialects/types.ts';
 import type { Queryable, Tx } from '../../db/schema.ts';
 import type { WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../../db/tables/webhook.ts';
 import type { EndpointKey } from './webhook-endpoint.repo.ts';
 
 /** The outbox (011-webhooks): events, one delivery per event and endpoint, claimed under a lease by the worker. */
-
-// Every write an endpoint listens to inserts them, and every attempt records one: compiled once (db/prepared.ts).
-const INSERT_EVENT = preparedInsert('webhook_events');
-const INSERT_DELIVERY = preparedInsert('webhook_deliveries');
-
-export async function insertEvent(
-  tx: Tx,
-  event: WebhookEventTable,
-  deliveries: readonly WebhookDeliveryTable[],
-): Promise<void> {
-  await INSERT_EVENT(tx, event);
-  for (const delivery of deliveries) await INSERT_DELIVERY(tx, delivery);
-}
 
 /** A delivery the worker claimed, with what one attempt needs: its event's payload, its endpoint's URL and secrets. */
 export type ClaimedDelivery = WebhookDeliveryTable &

@@ -8,9 +8,6 @@ import { EVENT_TYPES } from './webhook-event.schema.ts';
  * "Webhooks"). The secret is never part of either: it is shown once, when made or rotated.
  */
 
-/** The largest payload sent; a larger event's deliveries fail when they are made. */
-export const MAX_PAYLOAD_BYTES = 256 * 1024;
-
 export type WebhookEndpoint = ReturnType<typeof toEndpoint>;
 export type WebhookDelivery = ReturnType<typeof toDelivery>;
 
@@ -44,12 +41,6 @@ export function toDelivery(row: WebhookDeliveryTable & { type: string }) {
 /** `whsec_` + base64 of 24 random bytes (the Standard Webhooks form). */
 export function newSigningSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
-}
-
-/** Whether the endpoint (subscribed to `["*"]` or a list) takes any of these types; every one takes `webhook.test`. */
-export function takesAny(endpoint: Pick<WebhookEndpointTable, 'events'>, types: readonly string[]): boolean {
-  const events = JSON.parse(endpoint.events) as string[];
-  return types.some((type) => type === 'webhook.test' || events.includes('*') || events.includes(type));
 }
 
 /** The endpoint's event list, checked: `*` alone, or known types without repeats. */

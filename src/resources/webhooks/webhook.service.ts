@@ -15,7 +15,9 @@ import {
   listEndpoints,
   updateEndpoint,
 } from './webhook-endpoint.repo.ts';
-import { outboxWritten, recordEvents } from './webhook-event.service.ts';
+import { eventRow } from '../webhook-events/event.model.ts';
+import { insertEventFor } from '../webhook-events/event.repo.ts';
+import { outboxWritten } from '../webhook-events/outbox-signal.ts';
 import { deliveryCounts, recentDeliveries, requeueDelivery } from './webhook-outbox.repo.ts';
 import {
   newSigningSecret,
@@ -259,6 +261,7 @@ export async function sendTestEvent(
   const at = clock();
   const scope = { workspaceId: row.workspace_id, livemode: row.mode === 'live' };
   const object = { id: row.id, object: 'webhook_endpoint', url: row.url };
-  await store.write((tx) => recordEvents(tx, scope, [{ type: 'webhook.test', at, object }], [row]));
+  const event = eventRow(scope, { type: 'webhook.test', at, object });
+  await store.write((tx) => insertEventFor(tx, event, row.id));
   outboxWritten();
 }

@@ -1,4 +1,4 @@
-import { type Param, PreparedQuery } from '../../db/prepared.ts';
+import { PreparedQuery, preparedInsert } from '../../db/prepared.ts';
 import type { Queryable, Tx } from '../../db/schema.ts';
 import type { IdempotencyKeyTable } from '../../db/tables/change.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
@@ -66,53 +66,27 @@ export async function dropStoredAnswer(tx: Tx, claim: IdempotencyClaim): Promise
   await DROP.execute(tx, { keyId: claim.keyId, key: claim.key });
 }
 
-export interface SaveParams {
-  keyId: string;
-  key: string;
-  workspaceId: string;
-  fingerprint: string;
-  status: number;
-  contentType: string;
-  headers: string;
-  body: string;
-  requestId: string;
-  now: number;
-}
-
-const answerRow = (param: Param<SaveParams>) => ({
-  key_id: param('keyId'),
-  idempotency_key: param('key'),
-  workspace_id: param('workspaceId'),
-  fingerprint: param('fingerprint'),
-  status_code: param('status'),
-  content_type: param('contentType'),
-  headers: param('headers'),
-  body: param('body'),
-  request_id: param('requestId'),
-  created_at: param('now'),
-});
-
-const SAVE = new PreparedQuery<SaveParams, never>((db, param) =>
-  db.insertInto('idempotency_keys').values(answerRow(param)),
-);
-
-function saveParams(claim: IdempotencyClaim, answer: StoredAnswer, now: number): SaveParams {
+/** A POST's answer as stored under its key. */
+export function answerRow(claim: IdempotencyClaim, answer: StoredAnswer, now: number): IdempotencyKeyTable {
   return {
-    keyId: claim.keyId,
-    key: claim.key,
-    workspaceId: claim.workspaceId,
+    key_id: claim.keyId,
+    idempotency_key: claim.key,
+    workspace_id: claim.workspaceId,
     fingerprint: claim.fingerprint,
-    status: answer.status,
-    contentType: answer.contentType,
+    status_code: answer.status,
+    content_type: answer.contentType,
     headers: JSON.stringify(answer.headers),
     body: answer.body,
-    requestId: claim.requestId,
-    now,
+    request_id: claim.requestId,
+    created_at: now,
   };
 }
 
-export async function saveAnswer(tx: Tx, claim: IdempotencyClaim, answer: StoredAnswer, now: number): Promise<void> {
-  await storing(() => SAVE.execute(tx, saveParams(claim, answer, now)));
+const SAVE = preparedInsert('idempotency_keys');
+
+/** Stores the answer in the write's transaction (see storing). */
+export async function saveAnswer(tx: Tx, row: IdempotencyKeyTable): Promise<void> {
+  await storing(() => SAVE(tx, row));
 }
 
 /**

@@ -1,24 +1,30 @@
 import type { Tx } from '../../db/schema.ts';
 import type { IdempotencyKeyTable } from '../../db/tables/change.ts';
+import type { WebhookEventTable } from '../../db/tables/webhook.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
 import type { EngineWriter } from '../../db/write.ts';
 import { ApiError, TransientConflict } from '../../errors.ts';
 import type { Actor, Scope } from '../actor.model.ts';
 import { type ChangeAuthor, type ChangeInput, type CustomerRecords, changeRow } from '../changes/change.model.ts';
-import { insertChangeRows } from '../changes/change-log.repo.ts';
 import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
-import { claimKey, dropStoredAnswer, isLive, saveAnswer } from './idempotency.repo.ts';
+import { answerRow, claimKey, dropStoredAnswer, isLive, saveAnswer } from './idempotency.repo.ts';
+import { writeTail } from './write-tail.repo.ts';
 
 /**
- * The write pipeline (CONVENTIONS 5): a service's change, its change-log rows, what the change
- * hook adds and a POST's stored answer in one transaction, run again on a lost race (StaleWrite).
+ * The write pipeline (CONVENTIONS 5): a service's change, its change-log rows, its events and
+ * a POST's stored answer in one transaction, run again on a lost race (StaleWrite).
  */
 
-/** What a committed change must also write, given where the storage is made (src/storage.ts). */
+/** The events of a change, and what follows once they are durable: given where the storage is made (src/storage.ts). */
 export interface ChangeHook {
-  /** In the change's transaction; answers whether it wrote anything. */
-  write(tx: Tx, scope: Scope, changes: readonly ChangeInput[], records?: CustomerRecords): Promise<boolean>;
-  /** Once a transaction in which `write` wrote something is durable. */
+  /** In the change's transaction: the events its changes make. */
+  events(
+    tx: Tx,
+    scope: Scope,
+    changes: readonly ChangeInput[],
+    records?: CustomerRecords,
+  ): Promise<WebhookEventTable[]>;
+  /** Once a transaction whose events made deliveries is durable. */
   committed(): void;
 }
 
@@ -110,8 +116,8 @@ export class WritePipeline {
   }
 
   /**
-   * Change-log rows and the hook's writes for changes a writer made in its own transaction
-   * (the import's batches, which call `committed` once it is durable).
+   * Change-log rows and events for changes a writer made in its own transaction (the
+   * import's batches, which call `committed` once it is durable); answers whether they made deliveries.
    */
   async logChanges(
     tx: Tx,
@@ -119,12 +125,7 @@ export class WritePipeline {
     changes: readonly ChangeInput[],
     records?: CustomerRecords,
   ): Promise<boolean> {
-    await insertChangeRows(
-      tx,
-      this.store.engine,
-      changes.map((change) => changeRow(author, change)),
-    );
-    return this.hook.write(tx, author, changes, records);
+    return this.writeTail(tx, author, changes, records, null);
   }
 
   /**
@@ -166,7 +167,7 @@ export class WritePipeline {
         const stored = await this.retrying(() =>
           this.store.write(async (tx) => {
             const found = await this.claim(tx, claim, lock, actor.clock());
-            if (!found) await saveAnswer(tx, claim, answer, actor.clock());
+            if (!found) await saveAnswer(tx, answerRow(claim, answer, actor.clock()));
             return found;
           }),
         );
@@ -192,7 +193,7 @@ export class WritePipeline {
     return undefined;
   }
 
-  /** Every write's last step: its change-log rows, the hook's writes, and a POST's stored answer. */
+  /** Every write's last step: its change-log rows, its events and a POST's stored answer. */
   private async finish(
     tx: Tx,
     actor: Actor,
@@ -200,9 +201,21 @@ export class WritePipeline {
     records: CustomerRecords | undefined,
     stored: AnswerToStore | null,
   ): Promise<boolean> {
-    const hooked = changes.length > 0 && (await this.logChanges(tx, actor, changes, records));
-    if (stored) await saveAnswer(tx, stored.claim, stored.answer, stored.now);
-    return hooked;
+    const answer = stored && answerRow(stored.claim, stored.answer, stored.now);
+    return this.writeTail(tx, actor, changes, records, answer);
+  }
+
+  /** Answers whether the events made deliveries. */
+  private async writeTail(
+    tx: Tx,
+    author: ChangeAuthor,
+    changes: readonly ChangeInput[],
+    records: CustomerRecords | undefined,
+    answer: IdempotencyKeyTable | null,
+  ): Promise<boolean> {
+    const events = changes.length > 0 ? await this.hook.events(tx, author, changes, records) : [];
+    const rows = changes.map((change) => changeRow(author, change));
+    return (await writeTail(tx, this.store.engine, { changes: rows, events, answer })) > 0;
   }
 
   private async retrying<R>(attempt: () => Promise<R>): Promise<R> {

@@ -1,37 +1,28 @@
 import type { Tx } from '../../db/schema.ts';
+import type { WebhookEventTable } from '../../db/tables/webhook.ts';
 import { sameJson } from '../../lib/canonical-json.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import type { Scope } from '../actor.model.ts';
 import type { ChangeInput, CustomerRecords } from '../changes/change.model.ts';
 import { readCustomerJson } from '../customers/customer-json.repo.ts';
-import { enabledEndpoints } from './webhook-endpoint.repo.ts';
-import { type NewEvent, recordEvents } from './webhook-event.service.ts';
-import { takesAny } from './webhook.model.ts';
-
-/**
- * A write's customer events, one a customer, written with their deliveries in its transaction
- * (the write pipeline's change hook; DECISIONS "Webhooks").
- */
-const CUSTOMER_EVENT_TYPES = ['customer.created', 'customer.updated', 'customer.deleted'];
+import { eventRow, type NewEvent } from './event.model.ts';
 
 /** What moves on every change, so is never a changed field (DECISIONS "Webhooks"). */
 const EVERY_CHANGE = new Set(['updated_at', 'version']);
 
-export async function writeCustomerEvents(
+/** A write's customer events, one a customer changed (the write pipeline's change hook). */
+export async function customerEvents(
   tx: Tx,
   scope: Scope,
   changes: readonly ChangeInput[],
   records?: CustomerRecords,
-): Promise<boolean> {
-  if (changes.length === 0) return false;
-  const endpoints = (await enabledEndpoints(tx, scope)).filter((e) => takesAny(e, CUSTOMER_EVENT_TYPES));
-  if (endpoints.length === 0) return false;
-  const events: NewEvent[] = [];
+): Promise<WebhookEventTable[]> {
+  const rows: WebhookEventTable[] = [];
   for (const [id, own] of groupBy(changes, (c) => c.customerId)) {
     const event = await customerEvent(tx, scope, id, own, records?.get(id));
-    if (event !== undefined) events.push(event);
+    if (event !== undefined) rows.push(eventRow(scope, event));
   }
-  return (await recordEvents(tx, scope, events, endpoints)) > 0;
+  return rows;
 }
 
 /**
