@@ -1,6 +1,5 @@
 import { openStorage, type Storage, type StorageOptions } from './db/index.ts';
-import { writeCustomerEvents } from './resources/webhooks/customer-event.service.ts';
-import { outboxWritten } from './resources/webhooks/webhook-event.service.ts';
+import { outboxWritten, writeCustomerEvents } from './resources/webhooks/webhook-event.service.ts';
 import { type ChangeHook, type PipelineWriter, WritePipeline } from './resources/writes/write.pipeline.ts';
 
 /**

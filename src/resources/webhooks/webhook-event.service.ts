@@ -1,8 +1,12 @@
 import type { Tx } from '../../db/schema.ts';
 import type { WebhookDeliveryTable, WebhookEventTable } from '../../db/tables/webhook.ts';
+import { sameJson } from '../../lib/canonical-json.ts';
+import { groupBy } from '../../lib/group-by.ts';
 import { newId } from '../../lib/ids.ts';
 import { toInstant } from '../../lib/time.ts';
 import type { Scope } from '../actor.model.ts';
+import type { ChangeInput, CustomerRecords } from '../changes/change.model.ts';
+import { readCustomerJson } from '../customers/customer-json.repo.ts';
 import { enabledEndpoints, type EndpointTaker } from './webhook-endpoint.repo.ts';
 import { insertEvent } from './webhook-outbox.repo.ts';
 import { MAX_PAYLOAD_BYTES, takesAny } from './webhook.model.ts';
@@ -92,4 +96,61 @@ export async function recordEvents(
     deliveries += rows.length;
   }
   return deliveries;
+}
+
+const CUSTOMER_EVENT_TYPES = ['customer.created', 'customer.updated', 'customer.deleted'];
+
+/** What moves on every change, so is never a changed field (DECISIONS "Webhooks"). */
+const EVERY_CHANGE = new Set(['updated_at', 'version']);
+
+/**
+ * A write's customer events, one a customer, written with their deliveries in its transaction
+ * (the write pipeline's change hook; DECISIONS "Webhooks").
+ */
+export async function writeCustomerEvents(
+  tx: Tx,
+  scope: Scope,
+  changes: readonly ChangeInput[],
+  records?: CustomerRecords,
+): Promise<boolean> {
+  if (changes.length === 0) return false;
+  const endpoints = (await enabledEndpoints(tx, scope)).filter((e) => takesAny(e, CUSTOMER_EVENT_TYPES));
+  if (endpoints.length === 0) return false;
+  const events: NewEvent[] = [];
+  for (const [id, own] of groupBy(changes, (c) => c.customerId)) {
+    const event = await customerEvent(tx, scope, id, own, records?.get(id));
+    if (event !== undefined) events.push(event);
+  }
+  return (await recordEvents(tx, scope, events, endpoints)) > 0;
+}
+
+/**
+ * A customer's event from its changes; undefined when the customer is no longer there to show.
+ * `data.object` is what GET shows after the change; an update's `previous_attributes` are the
+ * top-level fields that differ from the record the writer read before, with their values then.
+ */
+async function customerEvent(
+  tx: Tx,
+  scope: Scope,
+  id: string,
+  own: readonly ChangeInput[],
+  shown: { before?: string; after?: string } | undefined,
+): Promise<NewEvent | undefined> {
+  const actions = new Set(own.map((c) => c.action));
+  const at = own.reduce((latest, c) => Math.max(latest, c.at), 0);
+  if (actions.has('customer.delete'))
+    return { type: 'customer.deleted', at, object: { id, object: 'customer', deleted: true } };
+  const reader = { workspaceId: scope.workspaceId, livemode: scope.livemode, clock: () => at };
+  const json = shown?.after ?? (await readCustomerJson(tx, reader, id))?.record;
+  if (json === undefined) return undefined;
+  // A restore brings back a customer receivers were told is gone.
+  if (actions.has('customer.create') || actions.has('customer.restore'))
+    return { type: 'customer.created', at, objectJson: json };
+  // Every writer of an update hands the record it read before; without one, no field is told.
+  const before: Record<string, unknown> = shown?.before === undefined ? {} : JSON.parse(shown.before);
+  const after: Record<string, unknown> = JSON.parse(json);
+  const previous = Object.fromEntries(
+    Object.entries(before).filter(([field, value]) => !EVERY_CHANGE.has(field) && !sameJson(value, after[field])),
+  );
+  return { type: 'customer.updated', at, objectJson: json, previous };
 }
