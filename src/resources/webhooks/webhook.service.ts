@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import type { Db, Tx } from '../../db/schema.ts';
 import type { Writer } from '../../db/write.ts';
@@ -17,14 +18,8 @@ import {
 } from './webhook-endpoint.repo.ts';
 import { outboxWritten, recordEvents } from './webhook-event.service.ts';
 import { deliveryCounts, recentDeliveries, requeueDelivery } from './webhook-outbox.repo.ts';
-import {
-  newSigningSecret,
-  parseEventTypes,
-  toDelivery,
-  toEndpoint,
-  type WebhookDelivery,
-  type WebhookEndpoint,
-} from './webhook.model.ts';
+import { EVENT_TYPES } from './webhook-event.schema.ts';
+import { toDelivery, toEndpoint, type WebhookDelivery, type WebhookEndpoint } from './webhook.model.ts';
 
 /**
  * Webhook endpoints (DECISIONS "Webhooks"): made and managed by the console's key managers
@@ -68,6 +63,19 @@ async function audit(
   detail?: Record<string, unknown>,
 ): Promise<void> {
   if (by) await recordAudit(tx, { workspaceId: endpoint.workspace_id, at, by, action, target: endpoint.id, detail });
+}
+
+/** `whsec_` + base64 of 24 random bytes (the Standard Webhooks form). */
+const newSigningSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+
+/** The endpoint's event list, checked: `*` alone, or known types without repeats. */
+function parseEventTypes(raw: readonly string[] | undefined): string[] | string {
+  if (raw === undefined || raw.length === 0) return ['*'];
+  const events = [...new Set(raw.map((e) => e.trim()).filter((e) => e !== ''))];
+  if (events.includes('*')) return events.length === 1 ? ['*'] : 'events: "*" stands alone';
+  const unknown = events.filter((e) => !EVENT_TYPES.includes(e) || e === 'webhook.test');
+  if (unknown.length > 0) return `events: unknown type ${unknown.join(', ')}; known: ${EVENT_TYPES.join(', ')}`;
+  return events;
 }
 
 const resolveAll = async (host: string) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
