@@ -1,15 +1,6 @@
 import { type TObject, type TSchema, Type } from '@sinclair/typebox';
-import { Activity } from '../activities/activity.schema.ts';
-import { Booking } from '../bookings/booking.schema.ts';
+import { RECORD_KINDS } from '../../import/record-kinds.ts';
 import { Customer, DeletedCustomer } from '../customers/customer.schema.ts';
-import { Event } from '../events/event.schema.ts';
-import { GiftCard } from '../gift-cards/gift-card.schema.ts';
-import { List } from '../lists/list.schema.ts';
-import { Order } from '../orders/order.schema.ts';
-import { Package } from '../packages/package.schema.ts';
-import { Tag } from '../tags/tag.schema.ts';
-import { Ticket } from '../tickets/ticket.schema.ts';
-import { Venue } from '../venues/venue.schema.ts';
 import { IdOf, Instant } from '../wire.schema.ts';
 
 /**
@@ -43,19 +34,19 @@ function EventOf(type: string, object: TSchema, previous?: TObject) {
 
 const described = (schema: TSchema, description: string): TSchema => ({ ...schema, description });
 
-/** The read-only collections' records an import writes, by the name their event types begin with. */
-const IMPORTED: Record<string, TSchema> = {
-  booking: Booking,
-  order: Order,
-  ticket: Ticket,
-  gift_card: GiftCard,
-  venue: Venue,
-  activity: Activity,
-  package: Package,
-  event: Event,
-  list: List,
-  tag: Tag,
-};
+/** The read-only collections whose records an import writes (their schemas are the import's). */
+const IMPORTED = [
+  'booking',
+  'order',
+  'ticket',
+  'gift_card',
+  'venue',
+  'activity',
+  'package',
+  'event',
+  'list',
+  'tag',
+] as const;
 
 const TEST_OBJECT = Type.Object(
   {
@@ -73,10 +64,13 @@ const WEBHOOK_EVENTS: [type: string, summary: string, object: TSchema, previous?
   ['customer.updated', 'A customer changed: a field, a tag or a list membership', customer, Customer],
   ['customer.deleted', 'A customer was deleted', described(DeletedCustomer, 'The deleted shape.')],
   // An import's records, as it wrote them: no previous values.
-  ...Object.entries(IMPORTED).flatMap(([name, schema]): [string, string, TSchema][] => {
+  ...IMPORTED.flatMap((name): [string, string, TSchema][] => {
     const noun = name.replace('_', ' ');
     const what = `${/^[aeiou]/.test(name) ? 'an' : 'a'} ${noun}`;
-    const object = described(schema, `The ${noun} as the import wrote it, in the shape GET answers.`);
+    const object = described(
+      RECORD_KINDS[name].schema,
+      `The ${noun} as the import wrote it, in the shape GET answers.`,
+    );
     return [
       [`${name}.created`, `An import added ${what}`, object],
       [`${name}.updated`, `An import replaced ${what}`, object],
