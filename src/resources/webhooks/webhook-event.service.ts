@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/schema.ts';
-import type { WebhookDeliveryTable, WebhookEventTable } from '../../db/tables/webhook.ts';
+import type { WebhookDeliveryTable } from '../../db/tables/webhook.ts';
 import { sameJson } from '../../lib/canonical-json.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import { newId } from '../../lib/ids.ts';
@@ -46,26 +46,6 @@ export function outboxWritten(): void {
   for (const listener of written) listener();
 }
 
-/** An event's delivery to one endpoint, due at once; one too large to send is failed here, once, not at each attempt. */
-function deliveryRow(event: WebhookEventTable, endpointId: string): WebhookDeliveryTable {
-  const bytes = Buffer.byteLength(event.payload);
-  const tooLarge = bytes > MAX_PAYLOAD_BYTES;
-  return {
-    id: newId('webhook_delivery'),
-    workspace_id: event.workspace_id,
-    endpoint_id: endpointId,
-    event_id: event.id,
-    status: tooLarge ? 'failed' : 'pending',
-    attempts: 0,
-    last_status: null,
-    last_error: tooLarge ? `payload of ${bytes} bytes is over ${MAX_PAYLOAD_BYTES / 1024} KiB` : null,
-    next_attempt_at: tooLarge ? null : event.created_at,
-    claimed_until: null,
-    created_at: event.created_at,
-    updated_at: event.created_at,
-  };
-}
-
 /**
  * Writes each event with a delivery to every endpoint that takes its type (`endpoints`:
  * the scope's enabled ones, when the caller has read them). Answers how many deliveries.
@@ -82,17 +62,34 @@ export async function recordEvents(
   for (const event of events) {
     const to = takers.filter((e) => takesAny(e, [event.type]));
     if (to.length === 0) continue;
+    const { workspaceId: workspace_id, livemode } = scope;
     const id = newId('webhook_event');
-    const row: WebhookEventTable = {
-      id,
-      workspace_id: scope.workspaceId,
-      livemode: scope.livemode ? 1 : 0,
-      type: event.type,
-      payload: eventPayload(id, scope.livemode, event),
-      created_at: event.at,
-    };
-    const rows = to.map((endpoint) => deliveryRow(row, endpoint.id));
-    await insertEvent(tx, row, rows);
+    const payload = eventPayload(id, livemode, event);
+    const at = event.at;
+    // An event too large to send has its deliveries failed here, once, not at each attempt.
+    const bytes = Buffer.byteLength(payload);
+    const tooLarge = bytes > MAX_PAYLOAD_BYTES;
+    const rows = to.map(
+      (endpoint): WebhookDeliveryTable => ({
+        id: newId('webhook_delivery'),
+        workspace_id,
+        endpoint_id: endpoint.id,
+        event_id: id,
+        status: tooLarge ? 'failed' : 'pending',
+        attempts: 0,
+        last_status: null,
+        last_error: tooLarge ? `payload of ${bytes} bytes is over ${MAX_PAYLOAD_BYTES / 1024} KiB` : null,
+        next_attempt_at: tooLarge ? null : at,
+        claimed_until: null,
+        created_at: at,
+        updated_at: at,
+      }),
+    );
+    await insertEvent(
+      tx,
+      { id, workspace_id, livemode: livemode ? 1 : 0, type: event.type, payload, created_at: at },
+      rows,
+    );
     deliveries += rows.length;
   }
   return deliveries;
