@@ -14,10 +14,7 @@ const MAX_ANSWER_BYTES = 4 * 1024;
 
 export type AttemptResult = { ok: boolean; status: number | null; error: string | null };
 
-interface SendOptions {
-  allowPrivate: boolean;
-  timeoutMs?: number;
-}
+type SendOptions = { allowPrivate: boolean; timeoutMs?: number };
 
 /**
  * Connections are kept alive (a handshake is most of an attempt's cost), one pool per address

@@ -8,7 +8,7 @@ import type { Clock } from '../lib/time.ts';
 import type { AuditActor } from '../resources/audit/audit.model.ts';
 import { recordAudit } from '../resources/audit/audit.service.ts';
 import { disableIfFailingSince, type EndpointKey, noteAttempt } from '../resources/webhooks/webhook-endpoint.repo.ts';
-import { onOutboxWritten } from '../resources/webhooks/webhook-event.service.ts';
+import { outbox } from '../resources/webhooks/webhook-event.service.ts';
 import {
   type AttemptOutcome,
   type ClaimedDelivery,
@@ -25,8 +25,6 @@ import { ATTEMPT_TIMEOUT_MS, type AttemptResult, postWebhook } from './webhook-s
  * endpoint whose every attempt failed for 3 days is disabled and its key managers emailed.
  */
 
-export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed';
-
 export interface WebhookWorkerDeps {
   store: Writer;
   engine: Pick<Engine, 'claimRows'>;
@@ -38,7 +36,7 @@ export interface WebhookWorkerDeps {
   retrySchedule: readonly number[];
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
   /** Each attempt's outcome once recorded, for /metrics. */
-  onOutcome?: (outcome: DeliveryOutcome) => void;
+  onOutcome?: (outcome: 'delivered' | 'retrying' | 'failed') => void;
   /** The attempt itself (tests replace it). */
   send?: typeof postWebhook;
   pollMs?: number;
@@ -74,10 +72,11 @@ export class WebhookWorker {
   start(): void {
     if (this.running) return;
     this.running = true;
-    const unsubscribe = onOutboxWritten(() => this.wake());
-    const timer = setInterval(() => this.wake(), this.deps.pollMs ?? 1_000).unref();
+    const wake = () => this.wake();
+    outbox.on('written', wake);
+    const timer = setInterval(wake, this.deps.pollMs ?? 1_000).unref();
     this.unwatch = () => {
-      unsubscribe();
+      outbox.off('written', wake);
       clearInterval(timer);
     };
     this.wake();
@@ -89,19 +88,18 @@ export class WebhookWorker {
     this.look();
   }
 
+  /** One claim at a time: a look asked for during one follows it. */
   private look(): void {
     if (this.looking) {
       this.lookAgain = true;
       return;
     }
+    this.lookAgain = false;
     this.looking = this.claimAndSend()
       .catch((err) => this.deps.log?.warn({ err }, 'claiming webhook deliveries failed'))
       .finally(() => {
         this.looking = null;
-        if (this.lookAgain && this.running) {
-          this.lookAgain = false;
-          this.look();
-        }
+        if (this.lookAgain && this.running) this.look();
       });
   }
 
@@ -162,10 +160,10 @@ export class WebhookWorker {
     const result = await this.send(claimed);
     const at = this.deps.clock();
     const outcome = outcomeOf(this.deps.retrySchedule, claimed.attempts + 1, result, at);
-    const endpoint = { workspace_id: claimed.workspace_id, id: claimed.endpoint_id };
     try {
       const { recorded, disabled } = await this.deps.store.write(async (tx) => {
         const recorded = await recordOutcome(tx, claimed.id, lease, outcome);
+        const endpoint = { workspace_id: claimed.workspace_id, id: claimed.endpoint_id };
         const disabled = recorded && (await noteEndpointAttempt(tx, endpoint, result.ok, at));
         return { recorded, disabled };
       });
@@ -226,12 +224,12 @@ export class WebhookWorker {
 
 /** Delivered; or due again after the schedule's next step; or, past its last, failed. */
 function outcomeOf(schedule: readonly number[], attempts: number, result: AttemptResult, at: number): AttemptOutcome {
-  const { status: lastStatus, error: lastError } = result;
-  if (result.ok) return { status: 'delivered', lastStatus, lastError: null, nextAttemptAt: null, at };
+  const last = { last_status: result.status, last_error: result.error, updated_at: at };
+  if (result.ok) return { ...last, status: 'delivered', last_error: null, next_attempt_at: null };
   const wait = schedule[attempts - 1];
   return wait === undefined
-    ? { status: 'failed', lastStatus, lastError, nextAttemptAt: null, at }
-    : { status: 'pending', lastStatus, lastError, nextAttemptAt: at + wait * 1000, at };
+    ? { ...last, status: 'failed', next_attempt_at: null }
+    : { ...last, status: 'pending', next_attempt_at: at + wait * 1000 };
 }
 
 /**

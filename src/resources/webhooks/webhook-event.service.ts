@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { Tx } from '../../db/schema.ts';
 import type { WebhookDeliveryTable } from '../../db/tables/webhook.ts';
 import { sameJson } from '../../lib/canonical-json.ts';
@@ -33,17 +34,12 @@ function eventPayload(id: string, livemode: boolean, event: NewEvent): string {
   return `${JSON.stringify(envelope).slice(0, -1)},"data":{"object":${object}${previous}}}`;
 }
 
-const written = new Set<() => void>();
-
-/** Calls `listener` whenever this process has committed deliveries due now: its worker looks at once. */
-export function onOutboxWritten(listener: () => void): () => void {
-  written.add(listener);
-  return () => written.delete(listener);
-}
+/** Emits `written` whenever this process has committed deliveries due now: its worker looks at once. */
+export const outbox = new EventEmitter<{ written: [] }>();
 
 /** Deliveries due now were committed (after the write that made them is durable). */
 export function outboxWritten(): void {
-  for (const listener of written) listener();
+  outbox.emit('written');
 }
 
 /**

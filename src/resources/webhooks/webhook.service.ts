@@ -41,7 +41,7 @@ export interface WebhookPolicy {
   resolve?: (host: string) => Promise<string[]>;
 }
 
-export interface CreateEndpointInput {
+interface CreateEndpointInput {
   workspaceId: string;
   url: string;
   mode: 'test' | 'live';
