@@ -90,13 +90,11 @@ export async function checkWebhookUrl(raw: string, policy: WebhookPolicy): Promi
   if (!schemes.includes(url.protocol)) throw badUrl('webhooks are sent over https only', 'must start with https://');
   if (url.username || url.password) throw badUrl('must not carry a user name or password', 'has credentials');
   if (raw.length > 2048) throw badUrl('at most 2048 characters', 'too long');
-  if (policy.allowPrivate) return url.toString();
-  const literal = literalAddress(url);
-  if (literal !== null) {
-    const why = refusedAddress(literal);
-    if (why) throw badUrl(`${literal} is not a public address (${why})`, 'not a public address');
-    return url.toString();
-  }
+  // An address literal is judged as it is; a name by every address it resolves to.
+  const literal = policy.allowPrivate ? null : literalAddress(url);
+  const why = literal === null ? null : refusedAddress(literal);
+  if (why) throw badUrl(`${literal} is not a public address (${why})`, 'not a public address');
+  if (policy.allowPrivate || literal !== null) return url.toString();
   const host = url.hostname;
   const addresses = await (policy.resolve ?? resolveAll)(host).catch(() => null);
   if (addresses === null) throw badUrl(`the host ${host} does not resolve`, 'host does not resolve');
@@ -230,15 +228,10 @@ export async function rotateSecret(
   return { endpoint: toEndpoint(row), secret };
 }
 
-/** The endpoint's recent deliveries, newest first. */
-export async function endpointDeliveries(
-  db: Db,
-  workspaceId: string | null,
-  id: string,
-  limit = 50,
-): Promise<WebhookDelivery[]> {
+/** The endpoint's 50 most recent deliveries, newest first. */
+export async function endpointDeliveries(db: Db, workspaceId: string | null, id: string): Promise<WebhookDelivery[]> {
   const row = await existing(db, workspaceId, id);
-  return (await recentDeliveries(db, row, limit)).map(toDelivery);
+  return (await recentDeliveries(db, row, 50)).map(toDelivery);
 }
 
 /** "Resend": the delivery is due again now, whatever it came to. */
