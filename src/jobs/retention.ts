@@ -4,6 +4,7 @@ import { DAY_MS, type Clock } from '../lib/time.ts';
 import { deleteAuditBefore } from '../resources/audit/audit.repo.ts';
 import { deleteChangesBefore } from '../resources/changes/change-log.repo.ts';
 import { deleteEventsBefore } from '../resources/webhook-events/event-feed.repo.ts';
+import { workspaceIds } from '../resources/workspaces/workspace.repo.ts';
 import { deleteUndoJobsBefore, deleteUndoSkipsBefore } from '../resources/changes/undo-job.repo.ts';
 import { IDEMPOTENCY_TTL_MS } from '../resources/writes/idempotency.model.ts';
 import { deleteAnswersBefore } from '../resources/writes/idempotency.repo.ts';
@@ -43,9 +44,8 @@ export async function purgeUndoJobs(store: Writer, clock: Clock): Promise<number
 /** The events feed's events older than EVENT_RETENTION_DAYS, workspace by workspace and mode by mode (its index). */
 export async function purgeEvents(store: Writer, clock: Clock, retentionDays: number): Promise<number> {
   const before = clock() - retentionDays * DAY_MS;
-  const workspaces = await store.db.selectFrom('workspaces').select('id').execute();
   let purged = 0;
-  for (const { id: workspaceId } of workspaces) {
+  for (const workspaceId of await workspaceIds(store.db)) {
     for (const livemode of [false, true]) {
       const scope = { workspaceId, livemode };
       purged += await deleteInBatches((limit) => store.write((tx) => deleteEventsBefore(tx, scope, before, limit)));

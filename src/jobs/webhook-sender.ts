@@ -14,10 +14,7 @@ const MAX_ANSWER_BYTES = 4 * 1024;
 
 export type AttemptResult = { ok: boolean; status: number | null; error: string | null };
 
-interface SendOptions {
-  allowPrivate: boolean;
-  timeoutMs?: number;
-}
+type SendOptions = { allowPrivate: boolean; timeoutMs?: number };
 
 /**
  * Connections are kept alive (a handshake is most of an attempt's cost), one pool per address
@@ -29,13 +26,9 @@ const agents = new Map<string, http.Agent>();
 
 function agentFor(protocol: string, allowPrivate: boolean): http.Agent {
   const key = `${protocol}${allowPrivate}`;
-  let agent = agents.get(key);
-  if (!agent) {
-    const options = { keepAlive: true, timeout: IDLE_MS, scheduling: 'lifo' as const };
-    agent = protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
-    agents.set(key, agent);
-  }
-  return agent;
+  const options = { keepAlive: true, timeout: IDLE_MS, scheduling: 'lifo' as const };
+  if (!agents.has(key)) agents.set(key, protocol === 'https:' ? new https.Agent(options) : new http.Agent(options));
+  return agents.get(key)!;
 }
 
 /** A look-up that refuses what it resolves to when that is not a public address. */
@@ -79,11 +72,9 @@ function postOnce(
   const client = url.protocol === 'https:' ? https : http;
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   return new Promise((resolve) => {
-    let settled = false;
     let answered = false;
+    // The first way the attempt ends settles it; the others that follow change nothing.
     const finish = (result: AttemptResult, staleConnection = false) => {
-      if (settled) return;
-      settled = true;
       clearTimeout(timer);
       resolve({ result, staleConnection });
     };
@@ -104,15 +95,10 @@ function postOnce(
           // Only so much of an answer is read: a receiver's body tells us nothing we keep.
           if (read >= MAX_ANSWER_BYTES) response.destroy();
         });
-        const done = () => {
-          const ok = status >= 200 && status < 300;
-          const redirect = status >= 300 && status < 400;
-          const error = ok ? null : redirect ? `redirect (${status}) not followed` : `answered ${status}`;
-          finish({ ok, status, error });
-        };
-        response.on('end', done);
-        response.on('close', done);
-        response.on('error', done);
+        const ok = status >= 200 && status < 300;
+        const redirect = status >= 300 && status < 400;
+        const error = ok ? null : redirect ? `redirect (${status}) not followed` : `answered ${status}`;
+        for (const end of ['end', 'close', 'error']) response.on(end, () => finish({ ok, status, error }));
       },
     );
     const timer = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);

@@ -1,27 +1,29 @@
 import { Webhook } from 'standardwebhooks';
 import type { Engine } from '../db/dialects/types.ts';
+import type { Tx } from '../db/schema.ts';
 import type { WebhookDeliveryTable } from '../db/tables/webhook.ts';
 import type { Writer } from '../db/write.ts';
 import { type EventShape, maskEvent } from '../lib/mask.ts';
 import type { Clock } from '../lib/time.ts';
-import { onOutboxWritten } from '../resources/webhook-events/outbox-signal.ts';
+import type { AuditActor } from '../resources/audit/audit.model.ts';
+import { recordAudit } from '../resources/audit/audit.service.ts';
+import { outbox } from '../resources/webhook-events/outbox-signal.ts';
+import { disableIfFailingSince, type EndpointKey, noteAttempt } from '../resources/webhooks/webhook-endpoint.repo.ts';
 import {
   type AttemptOutcome,
   type ClaimedDelivery,
-  type ClaimRoom,
   claimDue,
   recordOutcome,
 } from '../resources/webhooks/webhook-outbox.repo.ts';
-import { noteEndpointAttempt, tellDisabled } from './webhook-endpoint-health.ts';
 import type { MailSettings } from './mailer.ts';
+import { emailKeyManagers } from './pause-email.ts';
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, postWebhook } from './webhook-sender.ts';
 
 /**
  * The webhook worker (DECISIONS "Webhooks"), one a process: it polls the outbox, claims due
- * deliveries under a lease, sends each and records its outcome while the lease holds.
+ * deliveries under a lease, sends each and records its outcome while the lease holds. An
+ * endpoint whose every attempt failed for 3 days is disabled and its key managers emailed.
  */
-
-export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed';
 
 export interface WebhookWorkerDeps {
   store: Writer;
@@ -34,7 +36,7 @@ export interface WebhookWorkerDeps {
   retrySchedule: readonly number[];
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
   /** Each attempt's outcome once recorded, for /metrics. */
-  onOutcome?: (outcome: DeliveryOutcome) => void;
+  onOutcome?: (outcome: 'delivered' | 'retrying' | 'failed') => void;
   /** The attempt itself (tests replace it). */
   send?: typeof postWebhook;
   pollMs?: number;
@@ -47,33 +49,34 @@ export interface WebhookWorkerDeps {
 /** A lease outlives the longest attempt, with room to record its outcome. */
 const LEASE_MS = ATTEMPT_TIMEOUT_MS + 20_000;
 
+const FAILING_DISABLE_MS = 3 * 24 * 3_600_000;
+const FAILING_REASON = 'every delivery failed for 3 days';
+/** The disable is in the workspace's audit log as the service's own, as the activity check's pauses are. */
+const HEALTH_ACTOR: AuditActor = { kind: 'system', name: 'webhook delivery' };
+
 export class WebhookWorker {
   private unwatch: (() => void) | null = null;
   private running = false;
   private looking: Promise<unknown> | null = null;
-  /** Whether a claim may find something: a write or the poll says so; a claim that took all there was says not. */
+  /**
+   * Whether a claim may find something: a write or the poll says so, and so does a claim that
+   * left due deliveries behind for their shares; a claim that took all there was says not.
+   */
   private dueLikely = true;
   private lookAgain = false;
   /** Each attempt in flight, with the delivery it is making. */
   private readonly inFlight = new Map<Promise<void>, WebhookDeliveryTable>();
-  private readonly slots: number;
-  private readonly shares: Pick<ClaimRoom, 'perEndpoint' | 'perWorkspace'>;
 
-  constructor(private readonly deps: WebhookWorkerDeps) {
-    this.slots = deps.slots ?? 64;
-    this.shares = {
-      perEndpoint: deps.perEndpoint ?? 8,
-      perWorkspace: deps.perWorkspace ?? Math.max(1, Math.floor(this.slots / 4)),
-    };
-  }
+  constructor(private readonly deps: WebhookWorkerDeps) {}
 
   start(): void {
     if (this.running) return;
     this.running = true;
-    const unsubscribe = onOutboxWritten(() => this.wake());
-    const timer = setInterval(() => this.wake(), this.deps.pollMs ?? 1_000).unref();
+    const wake = () => this.wake();
+    outbox.on('written', wake);
+    const timer = setInterval(wake, this.deps.pollMs ?? 1_000).unref();
     this.unwatch = () => {
-      unsubscribe();
+      outbox.off('written', wake);
       clearInterval(timer);
     };
     this.wake();
@@ -85,19 +88,18 @@ export class WebhookWorker {
     this.look();
   }
 
+  /** One claim at a time: a look asked for during one follows it. */
   private look(): void {
     if (this.looking) {
       this.lookAgain = true;
       return;
     }
+    this.lookAgain = false;
     this.looking = this.claimAndSend()
       .catch((err) => this.deps.log?.warn({ err }, 'claiming webhook deliveries failed'))
       .finally(() => {
         this.looking = null;
-        if (this.lookAgain && this.running) {
-          this.lookAgain = false;
-          this.look();
-        }
+        if (this.lookAgain && this.running) this.look();
       });
   }
 
@@ -129,15 +131,18 @@ export class WebhookWorker {
    * Claiming again before a slot frees or a write comes would only find the same rows held back.
    */
   private async claimAndSend(): Promise<number> {
-    const total = this.slots - this.inFlight.size;
+    const { slots = 64, perEndpoint = 8, perWorkspace = Math.max(1, Math.floor(slots / 4)) } = this.deps;
+    const total = slots - this.inFlight.size;
     if (total <= 0 || !this.dueLikely) return 0;
+    // Cleared before the claim reads, so a write that commits meanwhile sets it again.
+    this.dueLikely = false;
     const now = this.deps.clock();
     const lease = now + LEASE_MS;
-    const room = { total, ...this.shares, held: [...this.inFlight.values()] };
+    const room = { total, perEndpoint, perWorkspace, held: [...this.inFlight.values()] };
     const { claimed, exhausted } = await this.deps.store.write((tx) =>
       claimDue(tx, this.deps.engine, now, lease, room),
     );
-    if (exhausted) this.dueLikely = false;
+    if (!exhausted) this.dueLikely = true;
     for (const c of claimed) this.begin(c, lease);
     return claimed.length;
   }
@@ -145,8 +150,8 @@ export class WebhookWorker {
   private begin(claimed: ClaimedDelivery, lease: number): void {
     const attempt = this.attempt(claimed, lease).finally(() => {
       this.inFlight.delete(attempt);
-      // A slot is free: what its share held back may go now.
-      if (this.running && this.dueLikely) this.look();
+      // A slot is free: what its share held back may go now (a look is cheap when nothing was).
+      if (this.running) this.look();
     });
     this.inFlight.set(attempt, claimed);
   }
@@ -155,19 +160,40 @@ export class WebhookWorker {
     const result = await this.send(claimed);
     const at = this.deps.clock();
     const outcome = outcomeOf(this.deps.retrySchedule, claimed.attempts + 1, result, at);
-    const endpoint = { workspace_id: claimed.workspace_id, id: claimed.endpoint_id, url: claimed.url };
     try {
       const { recorded, disabled } = await this.deps.store.write(async (tx) => {
         const recorded = await recordOutcome(tx, claimed.id, lease, outcome);
+        const endpoint = { workspace_id: claimed.workspace_id, id: claimed.endpoint_id };
         const disabled = recorded && (await noteEndpointAttempt(tx, endpoint, result.ok, at));
         return { recorded, disabled };
       });
       if (!recorded) return;
       this.deps.onOutcome?.(outcome.status === 'pending' ? 'retrying' : outcome.status);
-      if (disabled) await tellDisabled(this.deps, endpoint);
+      if (disabled) await this.tellDisabled(claimed);
     } catch (err) {
       // The lease runs out and the delivery is attempted again: at least once, as promised.
       this.deps.log?.warn({ err, delivery: claimed.id }, 'recording a webhook attempt failed');
+    }
+  }
+
+  /** Tells the workspace's key managers; the disable has committed, so a failed email is only logged. */
+  private async tellDisabled({ workspace_id, endpoint_id: id, url }: ClaimedDelivery): Promise<void> {
+    const { store, clock, mail, log } = this.deps;
+    log?.info({ webhook: id }, `webhook endpoint disabled: ${FAILING_REASON}`);
+    try {
+      await emailKeyManagers(store, clock, mail, workspace_id, (to) => ({
+        to,
+        subject: `Webhook endpoint ${url} was disabled`,
+        text: [
+          `Every delivery to the webhook endpoint ${url} (${id}) has failed for 3 days, so it was disabled.`,
+          '',
+          "Its deliveries are listed on its page in the workspace's developer settings (Webhooks).",
+          `When the receiver works again, enable the endpoint there (or run: venue-api webhooks enable ${id})`,
+          'and resend the deliveries it missed.',
+        ].join('\n'),
+      }));
+    } catch (err) {
+      log?.warn({ err, webhook: id }, 'emailing about a disabled webhook endpoint failed');
     }
   }
 
@@ -198,10 +224,23 @@ export class WebhookWorker {
 
 /** Delivered; or due again after the schedule's next step; or, past its last, failed. */
 function outcomeOf(schedule: readonly number[], attempts: number, result: AttemptResult, at: number): AttemptOutcome {
-  const { status: lastStatus, error: lastError } = result;
-  if (result.ok) return { status: 'delivered', lastStatus, lastError: null, nextAttemptAt: null, at };
+  const last = { last_status: result.status, last_error: result.error, updated_at: at };
+  if (result.ok) return { ...last, status: 'delivered', last_error: null, next_attempt_at: null };
   const wait = schedule[attempts - 1];
   return wait === undefined
-    ? { status: 'failed', lastStatus, lastError, nextAttemptAt: null, at }
-    : { status: 'pending', lastStatus, lastError, nextAttemptAt: at + wait * 1000, at };
+    ? { ...last, status: 'failed', next_attempt_at: null }
+    : { ...last, status: 'pending', next_attempt_at: at + wait * 1000 };
+}
+
+/**
+ * A recorded attempt ends or starts its endpoint's run of failures; a run of 3 days disables
+ * the endpoint, with its audit entry in the same transaction. Answers whether it disabled it.
+ */
+async function noteEndpointAttempt(tx: Tx, endpoint: EndpointKey, ok: boolean, at: number): Promise<boolean> {
+  await noteAttempt(tx, endpoint, ok, at);
+  if (ok || !(await disableIfFailingSince(tx, endpoint, at - FAILING_DISABLE_MS, FAILING_REASON, at))) return false;
+  const { workspace_id: workspaceId, id } = endpoint;
+  const detail = { reason: FAILING_REASON };
+  await recordAudit(tx, { workspaceId, at, by: HEALTH_ACTOR, action: 'webhook.disabled', target: id, detail });
+  return true;
 }

@@ -1,12 +1,9 @@
-/** Tells this process's webhook worker that deliveries due now were committed, so it looks at once. */
-const listeners = new Set<() => void>();
+import { EventEmitter } from 'node:events';
 
-export function onOutboxWritten(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
+/** Tells this process's webhook worker that deliveries due now were committed, so it looks at once. */
+export const outbox = new EventEmitter<{ written: [] }>();
 
 /** Called once the write that made deliveries is durable. */
 export function outboxWritten(): void {
-  for (const listener of listeners) listener();
+  outbox.emit('written');
 }

@@ -1,16 +1,7 @@
 import { type TObject, type TSchema, Type } from '@sinclair/typebox';
-import { Activity } from '../activities/activity.schema.ts';
-import { Booking } from '../bookings/booking.schema.ts';
+import { RECORD_KINDS } from '../../import/record-kinds.ts';
 import { Customer, DeletedCustomer } from '../customers/customer.schema.ts';
-import { Event } from '../events/event.schema.ts';
-import { GiftCard } from '../gift-cards/gift-card.schema.ts';
-import { List } from '../lists/list.schema.ts';
-import { Order } from '../orders/order.schema.ts';
-import { Package } from '../packages/package.schema.ts';
-import { Tag } from '../tags/tag.schema.ts';
-import { Ticket } from '../tickets/ticket.schema.ts';
-import { Venue } from '../venues/venue.schema.ts';
-import { Instant } from '../wire.schema.ts';
+import { IdOf, Instant } from '../wire.schema.ts';
 
 /**
  * Every webhook event payload the API sends (DECISIONS "Webhooks") as TypeBox schemas, for the
@@ -19,10 +10,7 @@ import { Instant } from '../wire.schema.ts';
 function EventOf(type: string, object: TSchema, previous?: TObject) {
   return Type.Object(
     {
-      id: Type.String({
-        pattern: '^whe_[0-9A-Za-z]{22}$',
-        description: 'The event id; also the `webhook-id` header, the same on every attempt.',
-      }),
+      id: { ...IdOf('whe'), description: 'The event id; also the `webhook-id` header, the same on every attempt.' },
       object: Type.Literal('webhook_event', { description: 'Always `webhook_event`.' }),
       type: Type.Literal(type, { description: 'What happened.' }),
       created_at: { ...Instant, description: 'When the change was made; receivers order events by it.' },
@@ -46,65 +34,58 @@ function EventOf(type: string, object: TSchema, previous?: TObject) {
 
 const described = (schema: TSchema, description: string): TSchema => ({ ...schema, description });
 
-/** The read-only collections' records an import writes, by the name their event types begin with. */
-const IMPORTED: Record<string, [TSchema, string]> = {
-  booking: [Booking, 'a booking'],
-  order: [Order, 'an order'],
-  ticket: [Ticket, 'a ticket'],
-  gift_card: [GiftCard, 'a gift card'],
-  venue: [Venue, 'a venue'],
-  activity: [Activity, 'an activity'],
-  package: [Package, 'a package'],
-  event: [Event, 'an event'],
-  list: [List, 'a list'],
-  tag: [Tag, 'a tag'],
-};
+/** The read-only collections whose records an import writes (their schemas are the import's). */
+const IMPORTED = [
+  'booking',
+  'order',
+  'ticket',
+  'gift_card',
+  'venue',
+  'activity',
+  'package',
+  'event',
+  'list',
+  'tag',
+] as const;
 
-/** Each event type: what happened, and its `data.object` (with `previous_attributes` of this shape). */
-const WEBHOOK_EVENTS: Record<string, { summary: string; object: TSchema; previous?: TObject }> = {
-  'customer.created': {
-    summary: 'A customer was created (or restored)',
-    object: described(Customer, 'The customer as GET showed it right after.'),
+const TEST_OBJECT = Type.Object(
+  {
+    id: Type.String({ description: 'The endpoint the test was sent to.' }),
+    object: Type.Literal('webhook_endpoint', { description: 'Always `webhook_endpoint`.' }),
+    url: Type.String({ description: "The endpoint's URL." }),
   },
-  'customer.updated': {
-    summary: 'A customer changed: a field, a tag or a list membership',
-    object: described(Customer, 'The customer as GET showed it right after.'),
-    previous: Customer,
-  },
-  'customer.deleted': { summary: 'A customer was deleted', object: described(DeletedCustomer, 'The deleted shape.') },
+  { description: 'The endpoint.' },
+);
+const customer = described(Customer, 'The customer as GET showed it right after.');
+
+/** Each event type, what happened, and its `data.object` (with `previous_attributes` of the last shape). */
+const WEBHOOK_EVENTS: [type: string, summary: string, object: TSchema, previous?: TObject][] = [
+  ['customer.created', 'A customer was created (or restored)', customer],
+  ['customer.updated', 'A customer changed: a field, a tag or a list membership', customer, Customer],
+  ['customer.deleted', 'A customer was deleted', described(DeletedCustomer, 'The deleted shape.')],
   // An import's records, as it wrote them: no previous values.
-  ...Object.fromEntries(
-    Object.entries(IMPORTED).flatMap(([name, [schema, what]]) => {
-      const object = described(
-        schema,
-        `The ${name.replace('_', ' ')} as the import wrote it, in the shape GET answers.`,
-      );
-      return [
-        [`${name}.created`, { summary: `An import added ${what}`, object }],
-        [`${name}.updated`, { summary: `An import replaced ${what}`, object }],
-      ];
-    }),
-  ),
-  'webhook.test': {
-    summary: 'A test event, sent from the console or the CLI',
-    object: Type.Object(
-      {
-        id: Type.String({ description: 'The endpoint the test was sent to.' }),
-        object: Type.Literal('webhook_endpoint', { description: 'Always `webhook_endpoint`.' }),
-        url: Type.String({ description: "The endpoint's URL." }),
-      },
-      { description: 'The endpoint.' },
-    ),
-  },
-};
+  ...IMPORTED.flatMap((name): [string, string, TSchema][] => {
+    const noun = name.replace('_', ' ');
+    const what = `${/^[aeiou]/.test(name) ? 'an' : 'a'} ${noun}`;
+    const object = described(
+      RECORD_KINDS[name].schema,
+      `The ${noun} as the import wrote it, in the shape GET answers.`,
+    );
+    return [
+      [`${name}.created`, `An import added ${what}`, object],
+      [`${name}.updated`, `An import replaced ${what}`, object],
+    ];
+  }),
+  ['webhook.test', 'A test event, sent from the console or the CLI', TEST_OBJECT],
+];
 
 /** Every event type an endpoint may subscribe to (and `webhook.test`, which every endpoint takes). */
-export const EVENT_TYPES: readonly string[] = Object.keys(WEBHOOK_EVENTS);
+export const EVENT_TYPES: readonly string[] = WEBHOOK_EVENTS.map(([type]) => type);
 
 /** The document's `webhooks` section: one POST per event type. */
 export function webhooksDocument(): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(WEBHOOK_EVENTS).map(([type, { summary, object, previous }]) => [
+    WEBHOOK_EVENTS.map(([type, summary, object, previous]) => [
       type,
       {
         post: {
@@ -125,9 +106,9 @@ export function webhooksDocument(): Record<string, unknown> {
 
 /** The events feed's `webhook_event`: any of its types (every type but `webhook.test`). */
 export function webhookEventSchema(): TSchema {
-  const types = Object.entries(WEBHOOK_EVENTS).filter(([type]) => type !== 'webhook.test');
+  const types = WEBHOOK_EVENTS.filter(([type]) => type !== 'webhook.test');
   return Type.Union(
-    types.map(([type, { object, previous }]) => EventOf(type, object, previous)),
+    types.map(([type, , object, previous]) => EventOf(type, object, previous)),
     { description: 'An event: the same object a webhook delivery carries.' },
   );
 }

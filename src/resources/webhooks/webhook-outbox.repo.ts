@@ -13,7 +13,7 @@ export type ClaimedDelivery = WebhookDeliveryTable &
   Pick<WebhookEndpointTable, 'url' | 'secret' | 'previous_secret' | 'previous_secret_expires_at' | 'contacts_masked'>;
 
 /** How many a claim may take, the most one endpoint and one workspace may have, and what the process holds already. */
-export interface ClaimRoom {
+interface ClaimRoom {
   total: number;
   perEndpoint: number;
   perWorkspace: number;
@@ -87,14 +87,11 @@ export async function claimDue(
   return { claimed, exhausted };
 }
 
-export interface AttemptOutcome {
-  status: 'pending' | 'delivered' | 'failed';
-  lastStatus: number | null;
-  lastError: string | null;
-  nextAttemptAt: number | null;
-  /** When the attempt ended. */
-  at: number;
-}
+/** What an attempt sets on its delivery (`updated_at`: when it ended). */
+export type AttemptOutcome = Pick<
+  WebhookDeliveryTable,
+  'status' | 'last_status' | 'last_error' | 'next_attempt_at' | 'updated_at'
+>;
 
 const RECORD_OUTCOME = new PreparedQuery<AttemptOutcome & { id: string; leaseUntil: number }, never>((db, param) =>
   db
@@ -102,11 +99,11 @@ const RECORD_OUTCOME = new PreparedQuery<AttemptOutcome & { id: string; leaseUnt
     .set({
       status: param('status'),
       attempts: sql`attempts + 1`,
-      last_status: param('lastStatus'),
-      last_error: param('lastError'),
-      next_attempt_at: param('nextAttemptAt'),
+      last_status: param('last_status'),
+      last_error: param('last_error'),
+      next_attempt_at: param('next_attempt_at'),
       claimed_until: sql.lit(null),
-      updated_at: param('at'),
+      updated_at: param('updated_at'),
     })
     .where('id', '=', param('id'))
     .where('claimed_until', '=', param('leaseUntil')),

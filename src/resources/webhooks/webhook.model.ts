@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { WebhookDeliveryTable, WebhookEndpointTable } from '../../db/tables/webhook.ts';
 import { toInstant } from '../../lib/time.ts';
-import { EVENT_TYPES } from './webhook-event.schema.ts';
 
 /**
  * Webhook endpoints and deliveries as the CLI and the console show them (DECISIONS
@@ -36,19 +34,4 @@ export function toDelivery(row: WebhookDeliveryTable & { type: string }) {
     next_attempt_at: toInstant(row.next_attempt_at),
     created_at: toInstant(row.created_at),
   };
-}
-
-/** `whsec_` + base64 of 24 random bytes (the Standard Webhooks form). */
-export function newSigningSecret(): string {
-  return `whsec_${randomBytes(24).toString('base64')}`;
-}
-
-/** The endpoint's event list, checked: `*` alone, or known types without repeats. */
-export function parseEventTypes(raw: readonly string[] | undefined): string[] | string {
-  if (raw === undefined || raw.length === 0) return ['*'];
-  const events = [...new Set(raw.map((e) => e.trim()).filter((e) => e !== ''))];
-  if (events.includes('*')) return events.length === 1 ? ['*'] : 'events: "*" stands alone';
-  const unknown = events.filter((e) => !EVENT_TYPES.includes(e) || e === 'webhook.test');
-  if (unknown.length > 0) return `events: unknown type ${unknown.join(', ')}; known: ${EVENT_TYPES.join(', ')}`;
-  return events;
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import type { Db, Tx } from '../../db/schema.ts';
 import type { Writer } from '../../db/write.ts';
@@ -19,14 +20,8 @@ import { eventRow } from '../webhook-events/event.model.ts';
 import { insertEventFor } from '../webhook-events/event.repo.ts';
 import { outboxWritten } from '../webhook-events/outbox-signal.ts';
 import { deliveryCounts, recentDeliveries, requeueDelivery } from './webhook-outbox.repo.ts';
-import {
-  newSigningSecret,
-  parseEventTypes,
-  toDelivery,
-  toEndpoint,
-  type WebhookDelivery,
-  type WebhookEndpoint,
-} from './webhook.model.ts';
+import { EVENT_TYPES } from './webhook-event.schema.ts';
+import { toDelivery, toEndpoint, type WebhookDelivery, type WebhookEndpoint } from './webhook.model.ts';
 
 /**
  * Webhook endpoints (DECISIONS "Webhooks"): made and managed by the console's key managers
@@ -48,7 +43,7 @@ export interface WebhookPolicy {
   resolve?: (host: string) => Promise<string[]>;
 }
 
-export interface CreateEndpointInput {
+interface CreateEndpointInput {
   workspaceId: string;
   url: string;
   mode: 'test' | 'live';
@@ -72,6 +67,19 @@ async function audit(
   if (by) await recordAudit(tx, { workspaceId: endpoint.workspace_id, at, by, action, target: endpoint.id, detail });
 }
 
+/** `whsec_` + base64 of 24 random bytes (the Standard Webhooks form). */
+const newSigningSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+
+/** The endpoint's event list, checked: `*` alone, or known types without repeats. */
+function parseEventTypes(raw: readonly string[] | undefined): string[] | string {
+  if (raw === undefined || raw.length === 0) return ['*'];
+  const events = [...new Set(raw.map((e) => e.trim()).filter((e) => e !== ''))];
+  if (events.includes('*')) return events.length === 1 ? ['*'] : 'events: "*" stands alone';
+  const unknown = events.filter((e) => !EVENT_TYPES.includes(e) || e === 'webhook.test');
+  if (unknown.length > 0) return `events: unknown type ${unknown.join(', ')}; known: ${EVENT_TYPES.join(', ')}`;
+  return events;
+}
+
 const resolveAll = async (host: string) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 const badUrl = (why: string, message: string) => invalid(`url: ${why}`, [{ field: 'url', message }]);
@@ -84,13 +92,11 @@ export async function checkWebhookUrl(raw: string, policy: WebhookPolicy): Promi
   if (!schemes.includes(url.protocol)) throw badUrl('webhooks are sent over https only', 'must start with https://');
   if (url.username || url.password) throw badUrl('must not carry a user name or password', 'has credentials');
   if (raw.length > 2048) throw badUrl('at most 2048 characters', 'too long');
-  if (policy.allowPrivate) return url.toString();
-  const literal = literalAddress(url);
-  if (literal !== null) {
-    const why = refusedAddress(literal);
-    if (why) throw badUrl(`${literal} is not a public address (${why})`, 'not a public address');
-    return url.toString();
-  }
+  // An address literal is judged as it is; a name by every address it resolves to.
+  const literal = policy.allowPrivate ? null : literalAddress(url);
+  const why = literal === null ? null : refusedAddress(literal);
+  if (why) throw badUrl(`${literal} is not a public address (${why})`, 'not a public address');
+  if (policy.allowPrivate || literal !== null) return url.toString();
   const host = url.hostname;
   const addresses = await (policy.resolve ?? resolveAll)(host).catch(() => null);
   if (addresses === null) throw badUrl(`the host ${host} does not resolve`, 'host does not resolve');
@@ -224,15 +230,10 @@ export async function rotateSecret(
   return { endpoint: toEndpoint(row), secret };
 }
 
-/** The endpoint's recent deliveries, newest first. */
-export async function endpointDeliveries(
-  db: Db,
-  workspaceId: string | null,
-  id: string,
-  limit = 50,
-): Promise<WebhookDelivery[]> {
+/** The endpoint's 50 most recent deliveries, newest first. */
+export async function endpointDeliveries(db: Db, workspaceId: string | null, id: string): Promise<WebhookDelivery[]> {
   const row = await existing(db, workspaceId, id);
-  return (await recentDeliveries(db, row, limit)).map(toDelivery);
+  return (await recentDeliveries(db, row, 50)).map(toDelivery);
 }
 
 /** "Resend": the delivery is due again now, whatever it came to. */

@@ -7,6 +7,11 @@ export async function workspaceExists(db: Queryable, id: string): Promise<boolea
   return (await db.selectFrom('workspaces').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
 
+/** Every workspace's id, for the jobs that go through them one at a time. */
+export async function workspaceIds(db: Queryable): Promise<string[]> {
+  return (await db.selectFrom('workspaces').select('id').orderBy('id').execute()).map((row) => row.id);
+}
+
 export async function findWorkspace(db: Queryable, id: string): Promise<WorkspaceTable | undefined> {
   return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
 }
