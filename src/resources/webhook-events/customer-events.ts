@@ -1,6 +1,5 @@
 import type { Tx } from '../../db/schema.ts';
 import type { WebhookEventTable } from '../../db/tables/webhook.ts';
-import { sameJson } from '../../lib/canonical-json.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import type { Scope } from '../actor.model.ts';
 import type { ChangeInput, CustomerRecords } from '../changes/change.model.ts';
@@ -9,6 +8,10 @@ import { eventRow, type NewEvent } from './event.model.ts';
 
 /** What moves on every change, so is never a changed field (DECISIONS "Webhooks"). */
 const EVERY_CHANGE = new Set(['updated_at', 'version']);
+
+/** Both records come from the one SQL writer, so an object field is the same value only if written the same. */
+const same = (a: unknown, b: unknown) =>
+  a === b || (typeof a === 'object' && a !== null && JSON.stringify(a) === JSON.stringify(b));
 
 /** A write's customer events, one a customer changed (the write pipeline's change hook). */
 export async function customerEvents(
@@ -51,7 +54,7 @@ async function customerEvent(
   const before: Record<string, unknown> = shown?.before === undefined ? {} : JSON.parse(shown.before);
   const after: Record<string, unknown> = JSON.parse(json);
   const previous = Object.fromEntries(
-    Object.entries(before).filter(([field, value]) => !EVERY_CHANGE.has(field) && !sameJson(value, after[field])),
+    Object.entries(before).filter(([field, value]) => !EVERY_CHANGE.has(field) && !same(value, after[field])),
   );
   return { type: 'customer.updated', at, objectJson: json, previous };
 }
