@@ -280,6 +280,16 @@ const key = {
   can_write: [...WRITES],
 };
 
+/** A `customer.created` event as the feed and a delivery carry it. */
+const webhookEvent = {
+  id: 'whe_0VcIT8uLgxhyfOc6dbvQS7',
+  object: 'webhook_event',
+  type: 'customer.created',
+  created_at: customer.created_at,
+  livemode: customer.livemode,
+  data: { object: customer },
+};
+
 export interface OperationDoc {
   operationId: string;
   /** The request body's example, for operations that take one. */
@@ -342,4 +352,5 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   ...reads('/events', 'Event', 'Events', event),
   ...reads('/tickets', 'Ticket', 'Tickets', ticket),
   ...reads('/gift-cards', 'GiftCard', 'GiftCards', giftCard),
+  ...reads('/webhook-events', 'WebhookEvent', 'WebhookEvents', webhookEvent),
 };
