@@ -3,6 +3,7 @@ import { purgeEvents } from '../../src/jobs/retention.ts';
 import { DAY_MS } from '../../src/lib/time.ts';
 import { recordEvents } from '../../src/resources/webhook-events/event.repo.ts';
 import { createEndpoint } from '../../src/resources/webhooks/webhook.service.ts';
+import { seedWorkspace } from '../../src/seed/seed.service.ts';
 import { makeTestApp, type TestApp, type TestKey } from '../helpers/app.ts';
 import { insertVenue } from '../helpers/fixtures.ts';
 import { ENGINES } from '../helpers/storage.ts';
@@ -169,5 +170,12 @@ describe.each(ENGINES)('GET /webhook-events on %s', (engine) => {
     expect(left.some((e) => e.payload.includes(pending.id))).toBe(true);
     expect(left.every((e) => e.created_at >= old || e.payload.includes(pending.id))).toBe(true);
     expect(left.some((e) => e.payload.includes('Recent'))).toBe(true);
+  });
+
+  it('seed makes demo data and no event', async () => {
+    const count = async () => (await t.storage.db.selectFrom('webhook_events').select('id').execute()).length;
+    const before = await count();
+    await seedWorkspace(t.storage, { workspaceId: t.workspaceId, customers: 20 });
+    expect(await count()).toBe(before);
   });
 });

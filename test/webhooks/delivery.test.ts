@@ -311,6 +311,26 @@ describe.each(ENGINES)('webhook delivery on %s', (engine) => {
     expect(receiver.received).toHaveLength(1);
   });
 
+  it('the feed holds what a live endpoint was sent in the same period, the same objects', async () => {
+    await endpoint('live');
+    t.clock.now += 1_000;
+    const since = new Date(t.clock.now).toISOString();
+    const made = await createCustomer(t, t.keys.live, { first_name: 'Feed' });
+    await patch(t, t.keys.live, made.id, { nickname: 'Agrees' });
+    await del(t, t.keys.live, `/customers/${made.id}`);
+    await worker().drain();
+    const sent = receiver.received.map((r) => r.body);
+    const page = await t.call(t.keys.live, {
+      method: 'GET',
+      url: `/webhook-events?created_since=${encodeURIComponent(since)}`,
+    });
+    const feed = page.json().data as { id: string }[];
+    expect(feed.map((e) => e.id).sort()).toEqual(sent.map((b: { id: string }) => b.id).sort());
+    expect([...feed].sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+      [...sent].sort((a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id)),
+    );
+  });
+
   it('a change with no endpoint of its mode writes its event (the feed has it) and no delivery', async () => {
     await endpoint('live');
     const count = async (table: 'webhook_events' | 'webhook_deliveries') =>
