@@ -1,4 +1,5 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 
 /**
@@ -39,6 +40,8 @@ export async function backupSqlite(
 ): Promise<BackupReport> {
   if (!existsSync(sourcePath)) throw new BackupRefused(`there is no SQLite database at ${sourcePath}`);
   if (existsSync(file)) throw new BackupRefused(`${file} exists already: back up into a new file`);
+  // A folder named for the backups (backups/2026-11-28.sqlite) is made, as `cp` into it would not.
+  mkdirSync(dirname(file), { recursive: true });
   const pagesPerStep = options.pagesPerStep ?? PAGES_PER_STEP;
   const started = performance.now();
   const source = new SQLite(sourcePath, { fileMustExist: true });

@@ -126,6 +126,19 @@ describe('venue-api backup', () => {
     );
   }, 180_000);
 
+  it('makes the folders of a new file that are missing', async () => {
+    const file = join(dir, 'nested', 'backups', 'first.sqlite');
+    const made = await runCliProcess(['backup', file, '--json'], { DATABASE_URL: url });
+    expect(made.code, made.stderr).toBe(0);
+    expect(JSON.parse(made.stdout)).toMatchObject({ file });
+    const copy = new SQLite(file, { readonly: true });
+    try {
+      expect(copy.pragma('integrity_check', { simple: true })).toBe('ok');
+    } finally {
+      copy.close();
+    }
+  });
+
   it('refuses a file that exists, and PostgreSQL (pointing to pg_dump)', async () => {
     const taken = join(dir, 'taken.sqlite');
     writeFileSync(taken, 'mine');
