@@ -31,6 +31,7 @@ import { openLimitStore } from './limits/open-store.ts';
 import { metricsPlugin } from './ops/metrics.ts';
 import { opsRoutes } from './ops/ops.routes.ts';
 import { resourceRoutes } from './resources/api.routes.ts';
+import { schemaGate } from './http/schema-gate.ts';
 import { KeyCache } from './resources/keys/key.cache.ts';
 
 export interface AppDeps {
@@ -40,6 +41,8 @@ export interface AppDeps {
   logger?: boolean | object;
   /** True once a SIGTERM arrived and the process serves out SHUTDOWN_DELAY_MS: /ready then says 503. */
   draining?: () => boolean;
+  /** Why the API cannot serve on this schema yet (migrations it lacks), or null: it then answers 503. */
+  schemaBehind?: () => string | null;
   /** A limit store the caller owns (and closes); without it one is opened from the config. */
   limitStore?: LimitStore;
 }
@@ -123,6 +126,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await app.register(backpressure);
   await app.register(requestContext);
   await app.register(refuseWhileClosing);
+  if (deps.schemaBehind) await app.register(schemaGate, { behind: deps.schemaBehind });
   await app.register(securityHeaders);
   const limitStore = deps.limitStore ?? (await openLimitStore(config, deps.storage, clock(), app.log));
   if (!deps.limitStore) app.addHook('onClose', async () => limitStore.close());

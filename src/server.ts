@@ -6,6 +6,7 @@ import { logSchema, type SchemaReport, superviseWorkers } from './cluster.ts';
 import { type Config, ConfigError, loadConfig, postgresBounds } from './config.ts';
 import { isPostgresUrl, openStorage } from './db/index.ts';
 import { missingMigrationsMessage, prepareSchema } from './db/migrate.ts';
+import { schemaState } from './db/schema-state.ts';
 import { migrations } from './db/migrations/index.ts';
 import { demoBanner, type DemoOutcome, listeningUrl, prepareDemo } from './demo.ts';
 import { HourlyActivityCheck } from './jobs/activity-schedule.ts';
@@ -115,7 +116,19 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
   const storage = await openServerStorage(config, (err) => connectionLost(err));
   const demo = demoDone ?? (await demoStep(config, storage, schema ?? { applied: [], missing: [], unknown: [] }));
   let draining = false;
-  const { app, keys } = await buildApp(config, { storage, draining: () => draining });
+  // MIGRATE=off on a schema behind this version: the API answers 503 until `venue-api migrate` ran.
+  let missing = schema?.missing ?? [];
+  const schemaBehind = () => (missing.length > 0 ? missingMigrationsMessage(missing) : null);
+  const { app, keys } = await buildApp(config, { storage, draining: () => draining, schemaBehind });
+  const schemaWatch = setInterval(() => {
+    if (missing.length === 0) return clearInterval(schemaWatch);
+    schemaState(storage.db).then(
+      (state) => {
+        missing = state.missing;
+      },
+      () => {},
+    );
+  }, 5_000).unref();
   connectionLost = (err) => app.log.warn({ err }, 'database connection lost; the pool connects anew');
   if (schema) logSchema(app.log, schema);
   keys.start();

@@ -195,6 +195,11 @@ describe('a server with MIGRATE=off', { timeout: 180_000 }, () => {
     expect(((await before.json()) as { detail: string }).detail).toMatch(
       new RegExp(`${LAST_OF_N}.*run venue-api migrate`),
     );
+    // The API answers 503, not a 500 of a statement on the old schema.
+    const refused = await fetch(`${server.url}/customers`, { method: 'POST', body: '{}' });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(((await refused.json()) as { code: string; detail: string }).detail).toMatch(/run venue-api migrate/);
     // Any other command refuses too, rather than migrating by the way.
     const keys = await runCliProcess(['keys', 'list', '--workspace', 'wsp_x', '--json'], env);
     expect(keys.code).toBe(1);
@@ -204,6 +209,11 @@ describe('a server with MIGRATE=off', { timeout: 180_000 }, () => {
     expect(migrated.code, migrated.stderr).toBe(0);
     expect(JSON.parse(migrated.stdout)).toMatchObject({ applied: [LAST_OF_N] });
     expect((await fetch(`${server.url}/ready`)).status).toBe(200);
+    // Within a few seconds the API serves again: here, a 401 for the missing key.
+    await vi.waitFor(async () => expect((await fetch(`${server.url}/customers`)).status).toBe(401), {
+      timeout: 15_000,
+      interval: 500,
+    });
   });
 
   it('on a database with no schema, waits for migrate before it listens', async () => {
