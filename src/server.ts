@@ -98,7 +98,7 @@ export async function serve(overrides: ServeOverrides = {}): Promise<void> {
     await superviseWorkers(config, {
       schema,
       onListening: (port) =>
-        process.stdout.write(`${demoBanner(demo, listeningUrl(config.baseUrl, config.host, port))}\n`),
+        process.stderr.write(`${demoBanner(demo, listeningUrl(config.baseUrl, config.host, port))}\n`),
     });
     return;
   }
@@ -194,7 +194,7 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
   await app.listen({ port: config.port, host: config.host });
   if (cluster.isWorker) return; // the supervisor prints the banner once, for every worker
   const bound = (app.server.address() as AddressInfo).port;
-  process.stdout.write(`${demoBanner(demo, listeningUrl(config.baseUrl, config.host, bound))}\n`);
+  process.stderr.write(`${demoBanner(demo, listeningUrl(config.baseUrl, config.host, bound))}\n`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
