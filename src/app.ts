@@ -32,6 +32,7 @@ import { metricsPlugin } from './ops/metrics.ts';
 import { opsRoutes } from './ops/ops.routes.ts';
 import { resourceRoutes } from './resources/api.routes.ts';
 import { schemaGate } from './http/schema-gate.ts';
+import { OutageLog } from './lib/outage-log.ts';
 import { KeyCache } from './resources/keys/key.cache.ts';
 
 export interface AppDeps {
@@ -61,9 +62,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   let log: FastifyInstance['log'] | null = null;
   const keys =
     deps.keys ??
-    new KeyCache(deps.storage.db, config.keyRefreshMs, clock, (err) =>
-      log?.warn({ err }, 'refreshing the key cache failed; retried at the next poll'),
-    );
+    new KeyCache(deps.storage.db, config.keyRefreshMs, clock, {
+      failed: (err) => keyPolls?.failed(err),
+      succeeded: () => keyPolls?.succeeded(),
+    });
+  let keyPolls: OutageLog | null = null;
   // DECISIONS: HTTPS directly when TLS_CERT and TLS_KEY name PEM files, else behind a proxy.
   // Slow clients: a request must arrive in full within REQUEST_TIMEOUT_MS,
   // headers included, and Node checks for late ones every second (its default is every 30 s).
@@ -110,6 +113,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
   });
   log = app.log;
+  keyPolls = new OutageLog(app.log, 'refreshing the key cache');
   // Connections past the cap are closed as they arrive (net.Server's maxConnections).
   app.server.maxConnections = config.maxConnections;
   // What the client error handler needs to know of the answers under way.
@@ -143,11 +147,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   app.decorate('errorsUrl', config.errorsUrl);
   await app.register(idempotency);
   const activityDropped = app.metrics.getSingleMetric('venue_api_activity_rows_dropped_total') as Counter;
+  const activitySaves = new OutageLog(app.log, 'saving key activity (kept for the next flush)');
   const tracker = new ActivityTracker(deps.storage, deps.storage.engine, clock, {
     onError: (err) =>
       unavailableReason(err)
-        ? app.log.warn({ err }, 'the database could not take key activity; kept for the next flush')
+        ? activitySaves.failed(err)
         : app.log.error({ err }, 'the database refused a batch of key activity; it was dropped'),
+    onFlushed: () => activitySaves.succeeded(),
     onDropped: (rows) => activityDropped.inc(rows),
   });
   await app.register(activityTracking, { tracker });

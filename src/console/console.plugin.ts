@@ -129,7 +129,7 @@ function renderError(error: FastifyError, request: FastifyRequest, reply: Fastif
   const reason = unavailableReason(error);
   if (reason) {
     // As the API answers (DECISIONS "HTTP and errors"): the database cannot serve now; retry, not 500.
-    request.log.warn({ err: error, reason }, 'the database could not serve the console; answered 503');
+    request.log.warn({ reason, error: error.message }, 'the database could not serve the console; answered 503');
     reply.header('Retry-After', String(RETRY_AFTER_SECONDS[reason]));
     return render(
       reply,

@@ -86,7 +86,7 @@ export function installProblemHandlers(app: FastifyInstance, errorsUrl: string):
     if (reason) {
       // The database cannot serve now (locked by another process, down, over its timeouts,
       // out of disk): the request earned no error, so 503 and a retry, never 500.
-      request.log.warn({ err: error, reason }, 'the database could not serve the request; answered 503');
+      request.log.warn({ reason, error: error.message }, 'the database could not serve the request; answered 503');
       return sendProblem(
         reply,
         new ApiError('service_unavailable', UNAVAILABLE_DETAIL[reason], {

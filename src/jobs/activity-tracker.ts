@@ -34,6 +34,8 @@ export interface TrackerOptions {
   /** The buffer's cap in (key, customer) rows; MAX_BUFFERED_ROWS unless a test says less. */
   maxRows?: number;
   onError?: (err: unknown) => void;
+  /** A timed flush went through (after failures, the database serves again). */
+  onFlushed?: () => void;
   /** Rows the tracker gave up on: sends past the cap, and batches the database refused outright. */
   onDropped?: (rows: number) => void;
 }
@@ -227,7 +229,10 @@ export class ActivityTracker {
     if (this.timer) return;
     const tick = () => {
       this.flush()
-        .catch((err) => this.options.onError?.(err))
+        .then(
+          () => this.options.onFlushed?.(),
+          (err) => this.options.onError?.(err),
+        )
         .finally(() => {
           if (this.timer) this.timer = setTimeout(tick, this.nextDelay()).unref();
         });

@@ -1,4 +1,5 @@
 import { randomBase62 } from '../lib/ids.ts';
+import { OutageLog } from '../lib/outage-log.ts';
 import type { Clock } from '../lib/time.ts';
 import { personActor } from '../resources/actor.model.ts';
 import { nextCustomersToUndo } from '../resources/changes/undo.repo.ts';
@@ -41,9 +42,11 @@ export class UndoJobWorker {
   private again = false;
   private stopping = false;
   private readonly writes: WritePipeline;
+  private readonly runs: OutageLog;
 
   constructor(private readonly deps: UndoWorkerDeps) {
     this.writes = deps.store.writes;
+    this.runs = new OutageLog(deps.log, 'running undo jobs');
   }
 
   start(): void {
@@ -61,7 +64,10 @@ export class UndoJobWorker {
       return;
     }
     this.running = this.runAll()
-      .catch((err) => this.deps.log?.warn({ err }, 'running undo jobs failed'))
+      .then(
+        () => this.runs.succeeded(),
+        (err) => this.runs.failed(err),
+      )
       .finally(() => {
         this.running = null;
         if (this.again) {

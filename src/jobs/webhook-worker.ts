@@ -4,6 +4,7 @@ import type { Tx } from '../db/schema.ts';
 import type { WebhookDeliveryTable } from '../db/tables/webhook.ts';
 import type { Writer } from '../db/write.ts';
 import { type EventShape, maskEvent } from '../lib/mask.ts';
+import { OutageLog } from '../lib/outage-log.ts';
 import type { Clock } from '../lib/time.ts';
 import type { AuditActor } from '../resources/audit/audit.model.ts';
 import { recordAudit } from '../resources/audit/audit.service.ts';
@@ -67,7 +68,11 @@ export class WebhookWorker {
   /** Each attempt in flight, with the delivery it is making. */
   private readonly inFlight = new Map<Promise<void>, WebhookDeliveryTable>();
 
-  constructor(private readonly deps: WebhookWorkerDeps) {}
+  private readonly claims: OutageLog;
+
+  constructor(private readonly deps: WebhookWorkerDeps) {
+    this.claims = new OutageLog(deps.log, 'claiming webhook deliveries');
+  }
 
   start(): void {
     if (this.running) return;
@@ -96,7 +101,10 @@ export class WebhookWorker {
     }
     this.lookAgain = false;
     this.looking = this.claimAndSend()
-      .catch((err) => this.deps.log?.warn({ err }, 'claiming webhook deliveries failed'))
+      .then(
+        () => this.claims.succeeded(),
+        (err) => this.claims.failed(err),
+      )
       .finally(() => {
         this.looking = null;
         if (this.lookAgain && this.running) this.look();

@@ -22,8 +22,8 @@ export class KeyCache {
     private readonly db: Db,
     private readonly refreshMs: number,
     private readonly now: () => number = Date.now,
-    /** Told of a failed poll (the database down, say); the next tick polls again. */
-    private readonly onError: (err: unknown) => void = () => undefined,
+    /** Told of each poll's outcome (the database down, say); the next tick polls again. */
+    private readonly polls: { failed(err: unknown): void; succeeded(): void } = { failed() {}, succeeded() {} },
   ) {
     this.lastPoll = this.now();
   }
@@ -57,7 +57,10 @@ export class KeyCache {
     if (this.timer) return;
     const tick = () => {
       this.refresh()
-        .catch(this.onError)
+        .then(
+          () => this.polls.succeeded(),
+          (err) => this.polls.failed(err),
+        )
         .finally(() => {
           if (this.timer) this.timer = setTimeout(tick, this.refreshMs).unref();
         });
