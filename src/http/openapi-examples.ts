@@ -280,6 +280,16 @@ const key = {
   can_write: [...WRITES],
 };
 
+/** A customer.updated event as the feed serves it (and a delivery carries it). */
+const webhookEvent = {
+  id: id('whe', '2kXq9TzL1mWb7RcYp4Hs'),
+  object: 'webhook_event',
+  type: 'customer.updated',
+  created_at: UPDATED,
+  livemode: false,
+  data: { object: { ...customer, nickname: 'Countess', version: '5' }, previous_attributes: { nickname: null } },
+};
+
 export interface OperationDoc {
   operationId: string;
   /** The request body's example, for operations that take one. */
@@ -342,4 +352,5 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   ...reads('/events', 'Event', 'Events', event),
   ...reads('/tickets', 'Ticket', 'Tickets', ticket),
   ...reads('/gift-cards', 'GiftCard', 'GiftCards', giftCard),
+  ...reads('/webhook-events', 'WebhookEvent', 'WebhookEvents', webhookEvent),
 };

@@ -620,6 +620,50 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/webhook-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Every change to the records this key may read, in its own mode, as the `webhook_event` a webhook delivery carries (the same id and payload), whether or not an endpoint took it; masked as this key sees records. Kept `EVENT_RETENTION_DAYS` (365 by default). `webhook.test` events are deliveries only, never here.
+         *
+         *     Newest first, `limit` a page (1 to 100, default 25); pass `next_cursor` as `starting_after` for the next page. `created_since` keeps the events made at or after that instant: a receiver back from downtime asks from the last event it handled.
+         */
+        get: operations["listWebhookEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an event
+         * @description Every change to the records this key may read, in its own mode, as the `webhook_event` a webhook delivery carries (the same id and payload), whether or not an endpoint took it; masked as this key sees records. Kept `EVENT_RETENTION_DAYS` (365 by default). `webhook.test` events are deliveries only, never here.
+         *
+         *     An event this key may not see is 404. An event never changes: its `ETag` is its id, and `If-None-Match` with it is a 304.
+         */
+        get: operations["retrieveWebhookEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = {
     "customer.created": {
@@ -7542,6 +7586,4543 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403_20"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    listWebhookEvents: {
+        parameters: {
+            query?: {
+                /** @description 1 to 100, default 25. */
+                limit?: number;
+                /** @description The next_cursor of the previous page. */
+                starting_after?: string;
+                /** @description One or more types, comma-separated: customer.created, customer.updated, customer.deleted, booking.created, booking.updated, order.created, order.updated, ticket.created, ticket.updated, gift_card.created, gift_card.updated, venue.created, venue.updated, activity.created, activity.updated, package.created, package.updated, event.created, event.updated, list.created, list.updated, tag.created, tag.updated. */
+                type?: string;
+                /** @description ISO 8601 with an offset: events made at or after it. */
+                created_since?: string;
+            };
+            header?: {
+                /** @description The API version, a date. Absent means the current version 2026-10-08. */
+                "service-version"?: "2026-10-08";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `req_…`: quote it when reporting a failure. */
+                    "Request-Id"?: string;
+                    /** @description The version that served the request. */
+                    "Service-Version"?: string;
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "whe_2kXq9TzL1mWb7RcYp4Hs00",
+                     *           "object": "webhook_event",
+                     *           "type": "customer.updated",
+                     *           "created_at": "2026-10-02T23:45:01.007Z",
+                     *           "livemode": false,
+                     *           "data": {
+                     *             "object": {
+                     *               "id": "cus_7nH2pQ4sVw9xKb1Lm3Z000",
+                     *               "object": "customer",
+                     *               "first_name": "Ada",
+                     *               "last_name": "Lovelace",
+                     *               "nickname": "Countess",
+                     *               "email": "ada@example.com",
+                     *               "phone": "+61412345678",
+                     *               "date_of_birth": "1990-12-10",
+                     *               "company": null,
+                     *               "address": {
+                     *                 "line1": "3 Ocean Street",
+                     *                 "line2": null,
+                     *                 "suburb": "Bondi",
+                     *                 "state": "NSW",
+                     *                 "postcode": "2026",
+                     *                 "country": "AU"
+                     *               },
+                     *               "adult": true,
+                     *               "marketing_consent": false,
+                     *               "membership": {
+                     *                 "member": true,
+                     *                 "tier": "Gold"
+                     *               },
+                     *               "tags": [
+                     *                 {
+                     *                   "id": "tag_5fGt8RkP2qWz0000000000",
+                     *                   "name": "VIP",
+                     *                   "added_at": "2026-10-02T23:45:01.007Z"
+                     *                 }
+                     *               ],
+                     *               "lists": [
+                     *                 {
+                     *                   "id": "lst_9dLm3XvB6nQp0000000000",
+                     *                   "name": "Newsletter",
+                     *                   "status": "active",
+                     *                   "added_at": "2026-09-14T02:11:09.412Z",
+                     *                   "unsubscribed_at": null
+                     *                 }
+                     *               ],
+                     *               "livemode": false,
+                     *               "created_at": "2026-09-14T02:11:09.412Z",
+                     *               "updated_at": "2026-10-02T23:45:01.007Z",
+                     *               "version": "5"
+                     *             },
+                     *             "previous_attributes": {
+                     *               "nickname": null
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "eyJjIjoiMjAyNi0wOS0xNFQwMjoxMTowOS40MTJaIiwiaSI6ImN1c183bkgycFE0In0"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always `list`.
+                         * @enum {string}
+                         */
+                        object: "list";
+                        /** @description This page of records, newest first. */
+                        data: ({
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "customer.created";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The customer as GET showed it right after. */
+                                object: {
+                                    /** @description A `cus_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `customer`.
+                                     * @enum {string}
+                                     */
+                                    object: "customer";
+                                    /** @description Given name; never empty. */
+                                    first_name: string;
+                                    /** @description Family name. */
+                                    last_name: string | null;
+                                    /** @description What the customer likes to be called. */
+                                    nickname: string | null;
+                                    /** @description Stored lowercase. One customer per email. */
+                                    email: string | null;
+                                    /** @description E.164. */
+                                    phone: string | null;
+                                    /** @description yyyy-MM-dd */
+                                    date_of_birth: string | null;
+                                    /** @description The company the customer is with. */
+                                    company: string | null;
+                                    /** @description Postal address; every member may be null. */
+                                    address: {
+                                        /** @description Street address. */
+                                        line1: string | null;
+                                        /** @description Apartment, unit or building. */
+                                        line2: string | null;
+                                        /** @description Suburb or city. */
+                                        suburb: string | null;
+                                        /** @description State or region. */
+                                        state: string | null;
+                                        /** @description Postal code. */
+                                        postcode: string | null;
+                                        /** @description Country. */
+                                        country: string | null;
+                                    };
+                                    /** @description Age group: computed from date_of_birth when it is set, else as stored. */
+                                    adult: boolean | null;
+                                    /** @description Whether they agreed to marketing email and SMS. */
+                                    marketing_consent: boolean;
+                                    /** @description Membership of the venue's loyalty scheme. */
+                                    membership: {
+                                        /** @description True for a member of the venue's membership scheme. */
+                                        member: boolean;
+                                        /** @description The membership tier, as the venue names it. */
+                                        tier: string | null;
+                                    };
+                                    /** @description The tags the customer has. */
+                                    tags: {
+                                        /** @description A `tag_` id. */
+                                        id: string;
+                                        /** @description The tag's name. */
+                                        name: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the customer was tagged.
+                                         */
+                                        added_at: string | null;
+                                    }[];
+                                    /** @description The lists the customer is on, or left. */
+                                    lists: {
+                                        /** @description A `lst_` id. */
+                                        id: string;
+                                        /** @description The list's name. */
+                                        name: string;
+                                        /**
+                                         * @description `active`, or `unsubscribed` once they left.
+                                         * @enum {string|null}
+                                         */
+                                        status: "active" | "unsubscribed" | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the customer was put on the list.
+                                         */
+                                        added_at: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When they left the list; null while active.
+                                         */
+                                        unsubscribed_at: string | null;
+                                    }[];
+                                    /** @description False for test data, true for real data. */
+                                    livemode: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                    /** @description Send it in double quotes as If-Match to change this customer. */
+                                    version: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "customer.updated";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The customer as GET showed it right after. */
+                                object: {
+                                    /** @description A `cus_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `customer`.
+                                     * @enum {string}
+                                     */
+                                    object: "customer";
+                                    /** @description Given name; never empty. */
+                                    first_name: string;
+                                    /** @description Family name. */
+                                    last_name: string | null;
+                                    /** @description What the customer likes to be called. */
+                                    nickname: string | null;
+                                    /** @description Stored lowercase. One customer per email. */
+                                    email: string | null;
+                                    /** @description E.164. */
+                                    phone: string | null;
+                                    /** @description yyyy-MM-dd */
+                                    date_of_birth: string | null;
+                                    /** @description The company the customer is with. */
+                                    company: string | null;
+                                    /** @description Postal address; every member may be null. */
+                                    address: {
+                                        /** @description Street address. */
+                                        line1: string | null;
+                                        /** @description Apartment, unit or building. */
+                                        line2: string | null;
+                                        /** @description Suburb or city. */
+                                        suburb: string | null;
+                                        /** @description State or region. */
+                                        state: string | null;
+                                        /** @description Postal code. */
+                                        postcode: string | null;
+                                        /** @description Country. */
+                                        country: string | null;
+                                    };
+                                    /** @description Age group: computed from date_of_birth when it is set, else as stored. */
+                                    adult: boolean | null;
+                                    /** @description Whether they agreed to marketing email and SMS. */
+                                    marketing_consent: boolean;
+                                    /** @description Membership of the venue's loyalty scheme. */
+                                    membership: {
+                                        /** @description True for a member of the venue's membership scheme. */
+                                        member: boolean;
+                                        /** @description The membership tier, as the venue names it. */
+                                        tier: string | null;
+                                    };
+                                    /** @description The tags the customer has. */
+                                    tags: {
+                                        /** @description A `tag_` id. */
+                                        id: string;
+                                        /** @description The tag's name. */
+                                        name: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the customer was tagged.
+                                         */
+                                        added_at: string | null;
+                                    }[];
+                                    /** @description The lists the customer is on, or left. */
+                                    lists: {
+                                        /** @description A `lst_` id. */
+                                        id: string;
+                                        /** @description The list's name. */
+                                        name: string;
+                                        /**
+                                         * @description `active`, or `unsubscribed` once they left.
+                                         * @enum {string|null}
+                                         */
+                                        status: "active" | "unsubscribed" | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the customer was put on the list.
+                                         */
+                                        added_at: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When they left the list; null while active.
+                                         */
+                                        unsubscribed_at: string | null;
+                                    }[];
+                                    /** @description False for test data, true for real data. */
+                                    livemode: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                    /** @description Send it in double quotes as If-Match to change this customer. */
+                                    version: string;
+                                };
+                                /** @description The changed top-level fields' values before the change. */
+                                previous_attributes: {
+                                    /** @description A `cus_` id. */
+                                    id?: string;
+                                    /**
+                                     * @description Always `customer`.
+                                     * @enum {string}
+                                     */
+                                    object?: "customer";
+                                    /** @description Given name; never empty. */
+                                    first_name?: string;
+                                    /** @description Family name. */
+                                    last_name?: string | null;
+                                    /** @description What the customer likes to be called. */
+                                    nickname?: string | null;
+                                    /** @description Stored lowercase. One customer per email. */
+                                    email?: string | null;
+                                    /** @description E.164. */
+                                    phone?: string | null;
+                                    /** @description yyyy-MM-dd */
+                                    date_of_birth?: string | null;
+                                    /** @description The company the customer is with. */
+                                    company?: string | null;
+                                    /** @description Postal address; every member may be null. */
+                                    address?: {
+                                        /** @description Street address. */
+                                        line1: string | null;
+                                        /** @description Apartment, unit or building. */
+                                        line2: string | null;
+                                        /** @description Suburb or city. */
+                                        suburb: string | null;
+                                        /** @description State or region. */
+                                        state: string | null;
+                                        /** @description Postal code. */
+                                        postcode: string | null;
+                                        /** @description Country. */
+                                        country: string | null;
+                                    };
+                                    /** @description Age group: computed from date_of_birth when it is set, else as stored. */
+                                    adult?: boolean | null;
+                                    /** @description Whether they agreed to marketing email and SMS. */
+                                    marketing_consent?: boolean;
+                                    /** @description Membership of the venue's loyalty scheme. */
+                                    membership?: {
+                                        /** @description True for a member of the venue's membership scheme. */
+                                        member: boolean;
+                                        /** @description The membership tier, as the venue names it. */
+                                        tier: string | null;
+                                    };
+                                    /** @description The tags the customer has. */
+                                    tags?: {
+                                        /** @description A `tag_` id. */
+                                        id: string;
+                                        /** @description The tag's name. */
+                                        name: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the customer was tagged.
+                                         */
+                                        added_at: string | null;
+                                    }[];
+                                    /** @description The lists the customer is on, or left. */
+                                    lists?: {
+                                        /** @description A `lst_` id. */
+                                        id: string;
+                                        /** @description The list's name. */
+                                        name: string;
+                                        /**
+                                         * @description `active`, or `unsubscribed` once they left.
+                                         * @enum {string|null}
+                                         */
+                                        status: "active" | "unsubscribed" | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the customer was put on the list.
+                                         */
+                                        added_at: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When they left the list; null while active.
+                                         */
+                                        unsubscribed_at: string | null;
+                                    }[];
+                                    /** @description False for test data, true for real data. */
+                                    livemode?: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at?: string;
+                                    /** @description Send it in double quotes as If-Match to change this customer. */
+                                    version?: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "customer.deleted";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The deleted shape. */
+                                object: {
+                                    /** @description A `cus_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `customer`.
+                                     * @enum {string}
+                                     */
+                                    object: "customer";
+                                    /**
+                                     * @description Always true: the customer is gone.
+                                     * @enum {boolean}
+                                     */
+                                    deleted: true;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "booking.created";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The booking as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `bkg_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `booking`.
+                                     * @enum {string}
+                                     */
+                                    object: "booking";
+                                    /** @description The booking number a person reads out. */
+                                    number: string;
+                                    /** @description The `ven_` id of the venue the booking is at. */
+                                    venue: string;
+                                    /** @description Where the booking is in its life. */
+                                    status: {
+                                        /** @description The venue's own name for the status. */
+                                        name: string | null;
+                                        /**
+                                         * @description The kind of status, for programs.
+                                         * @enum {string|null}
+                                         */
+                                        type: "active" | "completed" | "cancelled" | "hold" | "expired" | null;
+                                    };
+                                    /**
+                                     * Format: date-time
+                                     * @description When the booking starts (UTC).
+                                     */
+                                    scheduled_at: string | null;
+                                    /** @description The day it starts on the venue's calendar, yyyy-MM-dd. */
+                                    local_date: string | null;
+                                    /** @description The time it starts on the venue's clock, HH:mm. */
+                                    local_time: string | null;
+                                    /** @description The IANA timezone local_date and local_time are read in. */
+                                    timezone: string | null;
+                                    /** @description How long the booking lasts, in minutes. */
+                                    duration_minutes: number | null;
+                                    /** @description How many people the booking is for. */
+                                    guests: {
+                                        /** @description Adult guests. */
+                                        adults: number;
+                                        /** @description Junior guests. */
+                                        juniors: number;
+                                        /** @description Guests beyond the adults and juniors priced. */
+                                        additional: number;
+                                    };
+                                    /** @description The customers on the booking. */
+                                    people: {
+                                        /** @description The `cus_` id of the customer. */
+                                        customer: string;
+                                        /** @description True for the customer the booking is under. */
+                                        primary: boolean;
+                                        /** @description Age group, when known. */
+                                        adult: boolean | null;
+                                        /** @description Their role on the booking, as the venue names it. */
+                                        role: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When they were checked in.
+                                         */
+                                        checked_in_at: string | null;
+                                    }[];
+                                    /** @description What was booked. */
+                                    lines: {
+                                        /** @description What was booked; null when the product is gone. */
+                                        product: {
+                                            /** @description What kind of product was booked. */
+                                            object: "activity" | "package" | "event";
+                                            /** @description An `act_`, `pkg_` or `evt_` id. */
+                                            id: string;
+                                            /** @description The product's name. */
+                                            name: string | null;
+                                        } | null;
+                                        /** @description How many. */
+                                        quantity: number;
+                                    }[];
+                                    /** @description Where the booking came from. */
+                                    source: string | null;
+                                    /** @description True for a staff block that holds time but is nobody's booking. */
+                                    blocked: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the booking was checked in.
+                                     */
+                                    checked_in_at: string | null;
+                                    /** @description When an unpaid hold lapses. */
+                                    hold_expires_at: string | null;
+                                    /** @description False for test data, true for real data. */
+                                    livemode: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "booking.updated";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The booking as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `bkg_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `booking`.
+                                     * @enum {string}
+                                     */
+                                    object: "booking";
+                                    /** @description The booking number a person reads out. */
+                                    number: string;
+                                    /** @description The `ven_` id of the venue the booking is at. */
+                                    venue: string;
+                                    /** @description Where the booking is in its life. */
+                                    status: {
+                                        /** @description The venue's own name for the status. */
+                                        name: string | null;
+                                        /**
+                                         * @description The kind of status, for programs.
+                                         * @enum {string|null}
+                                         */
+                                        type: "active" | "completed" | "cancelled" | "hold" | "expired" | null;
+                                    };
+                                    /**
+                                     * Format: date-time
+                                     * @description When the booking starts (UTC).
+                                     */
+                                    scheduled_at: string | null;
+                                    /** @description The day it starts on the venue's calendar, yyyy-MM-dd. */
+                                    local_date: string | null;
+                                    /** @description The time it starts on the venue's clock, HH:mm. */
+                                    local_time: string | null;
+                                    /** @description The IANA timezone local_date and local_time are read in. */
+                                    timezone: string | null;
+                                    /** @description How long the booking lasts, in minutes. */
+                                    duration_minutes: number | null;
+                                    /** @description How many people the booking is for. */
+                                    guests: {
+                                        /** @description Adult guests. */
+                                        adults: number;
+                                        /** @description Junior guests. */
+                                        juniors: number;
+                                        /** @description Guests beyond the adults and juniors priced. */
+                                        additional: number;
+                                    };
+                                    /** @description The customers on the booking. */
+                                    people: {
+                                        /** @description The `cus_` id of the customer. */
+                                        customer: string;
+                                        /** @description True for the customer the booking is under. */
+                                        primary: boolean;
+                                        /** @description Age group, when known. */
+                                        adult: boolean | null;
+                                        /** @description Their role on the booking, as the venue names it. */
+                                        role: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When they were checked in.
+                                         */
+                                        checked_in_at: string | null;
+                                    }[];
+                                    /** @description What was booked. */
+                                    lines: {
+                                        /** @description What was booked; null when the product is gone. */
+                                        product: {
+                                            /** @description What kind of product was booked. */
+                                            object: "activity" | "package" | "event";
+                                            /** @description An `act_`, `pkg_` or `evt_` id. */
+                                            id: string;
+                                            /** @description The product's name. */
+                                            name: string | null;
+                                        } | null;
+                                        /** @description How many. */
+                                        quantity: number;
+                                    }[];
+                                    /** @description Where the booking came from. */
+                                    source: string | null;
+                                    /** @description True for a staff block that holds time but is nobody's booking. */
+                                    blocked: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the booking was checked in.
+                                     */
+                                    checked_in_at: string | null;
+                                    /** @description When an unpaid hold lapses. */
+                                    hold_expires_at: string | null;
+                                    /** @description False for test data, true for real data. */
+                                    livemode: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "order.created";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The order as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `ord_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `order`.
+                                     * @enum {string}
+                                     */
+                                    object: "order";
+                                    /** @description The order number a person reads out. */
+                                    number: string;
+                                    /** @description An outside reference for the order. */
+                                    reference: string | null;
+                                    /**
+                                     * @description What the order was for.
+                                     * @enum {string|null}
+                                     */
+                                    type: "booking" | "event" | "gift_card" | "pos" | null;
+                                    /** @description The order's status. */
+                                    status: string | null;
+                                    /** @description The `ven_` id of the venue that sold it. */
+                                    venue: string | null;
+                                    /** @description The `cus_` id of the customer. */
+                                    customer: string | null;
+                                    /** @description The `bkg_` id of the booking it pays for. */
+                                    booking: string | null;
+                                    /** @description The `evt_` id of the event it sells tickets to. */
+                                    event: string | null;
+                                    /** @description Who the order was for when it was taken (can differ from the customer today). */
+                                    billing_details: {
+                                        /** @description The name on the order. */
+                                        name: string | null;
+                                        /** @description The email on the order (masked for masked keys). */
+                                        email: string | null;
+                                        /** @description The phone on the order (masked for masked keys). */
+                                        phone: string | null;
+                                    };
+                                    /** @description Lowercase ISO 4217. */
+                                    currency: string;
+                                    /** @description Before discounts, in whole cents. */
+                                    subtotal: number;
+                                    /** @description Discounts, in whole cents. */
+                                    discount: number;
+                                    /** @description Paid with gift cards, in whole cents. */
+                                    gift_card: number;
+                                    /** @description Paid with store credit, in whole cents. */
+                                    store_credit: number;
+                                    /** @description The order's total, in whole cents. */
+                                    total: number;
+                                    /** @description Refunded so far, in whole cents. */
+                                    amount_refunded: number;
+                                    /** @description Still to pay, in whole cents. */
+                                    amount_due: number;
+                                    /** @description Cents, net of refunds. */
+                                    amount_paid: number;
+                                    /** @description The discount code used. */
+                                    discount_code: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When payment is due.
+                                     */
+                                    due_date: string | null;
+                                    /** @description What was sold; a change is a new line that `adjusts` another. */
+                                    lines: {
+                                        /** @description The line's id within the order. */
+                                        id: string;
+                                        /** @description What was sold. */
+                                        name: string | null;
+                                        /** @description The kind of line, as the venue's system names it. */
+                                        type: string | null;
+                                        /** @description The product category. */
+                                        category: string | null;
+                                        /** @description How many. */
+                                        quantity: number;
+                                        /** @description Price of one, in whole cents. */
+                                        unit_price: number;
+                                        /** @description The line's total, in whole cents. */
+                                        total: number;
+                                        /** @description Discount on the line, in whole cents. */
+                                        discount: number;
+                                        /** @description Tax in the line, in whole cents. */
+                                        tax: number;
+                                        /** @description The tax rate applied, as a decimal string. */
+                                        tax_rate: string | null;
+                                        /** @description The line this one adjusts; lines are never edited. */
+                                        adjusts: string | null;
+                                    }[];
+                                    /** @description Payments taken. */
+                                    payments: {
+                                        /** @description Amount paid, in whole cents. */
+                                        amount: number;
+                                        /** @description How it was paid. */
+                                        method: string | null;
+                                        /** @description The payment's status. */
+                                        status: string | null;
+                                        /** @description The card paid with; null when no card was used. */
+                                        card: {
+                                            /** @description The card brand. */
+                                            brand: string | null;
+                                            /** @description The last four digits of the card. */
+                                            last4: string;
+                                        } | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the payment went through.
+                                         */
+                                        processed_at: string | null;
+                                    }[];
+                                    /** @description Refunds made. */
+                                    refunds: {
+                                        /** @description Amount refunded, in whole cents. */
+                                        amount: number;
+                                        /** @description Why it was refunded. */
+                                        reason: string | null;
+                                        /** @description The refund's status. */
+                                        status: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the refund went through.
+                                         */
+                                        processed_at: string | null;
+                                    }[];
+                                    /** @description False for test data, true for real data. */
+                                    livemode: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "order.updated";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The order as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `ord_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `order`.
+                                     * @enum {string}
+                                     */
+                                    object: "order";
+                                    /** @description The order number a person reads out. */
+                                    number: string;
+                                    /** @description An outside reference for the order. */
+                                    reference: string | null;
+                                    /**
+                                     * @description What the order was for.
+                                     * @enum {string|null}
+                                     */
+                                    type: "booking" | "event" | "gift_card" | "pos" | null;
+                                    /** @description The order's status. */
+                                    status: string | null;
+                                    /** @description The `ven_` id of the venue that sold it. */
+                                    venue: string | null;
+                                    /** @description The `cus_` id of the customer. */
+                                    customer: string | null;
+                                    /** @description The `bkg_` id of the booking it pays for. */
+                                    booking: string | null;
+                                    /** @description The `evt_` id of the event it sells tickets to. */
+                                    event: string | null;
+                                    /** @description Who the order was for when it was taken (can differ from the customer today). */
+                                    billing_details: {
+                                        /** @description The name on the order. */
+                                        name: string | null;
+                                        /** @description The email on the order (masked for masked keys). */
+                                        email: string | null;
+                                        /** @description The phone on the order (masked for masked keys). */
+                                        phone: string | null;
+                                    };
+                                    /** @description Lowercase ISO 4217. */
+                                    currency: string;
+                                    /** @description Before discounts, in whole cents. */
+                                    subtotal: number;
+                                    /** @description Discounts, in whole cents. */
+                                    discount: number;
+                                    /** @description Paid with gift cards, in whole cents. */
+                                    gift_card: number;
+                                    /** @description Paid with store credit, in whole cents. */
+                                    store_credit: number;
+                                    /** @description The order's total, in whole cents. */
+                                    total: number;
+                                    /** @description Refunded so far, in whole cents. */
+                                    amount_refunded: number;
+                                    /** @description Still to pay, in whole cents. */
+                                    amount_due: number;
+                                    /** @description Cents, net of refunds. */
+                                    amount_paid: number;
+                                    /** @description The discount code used. */
+                                    discount_code: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When payment is due.
+                                     */
+                                    due_date: string | null;
+                                    /** @description What was sold; a change is a new line that `adjusts` another. */
+                                    lines: {
+                                        /** @description The line's id within the order. */
+                                        id: string;
+                                        /** @description What was sold. */
+                                        name: string | null;
+                                        /** @description The kind of line, as the venue's system names it. */
+                                        type: string | null;
+                                        /** @description The product category. */
+                                        category: string | null;
+                                        /** @description How many. */
+                                        quantity: number;
+                                        /** @description Price of one, in whole cents. */
+                                        unit_price: number;
+                                        /** @description The line's total, in whole cents. */
+                                        total: number;
+                                        /** @description Discount on the line, in whole cents. */
+                                        discount: number;
+                                        /** @description Tax in the line, in whole cents. */
+                                        tax: number;
+                                        /** @description The tax rate applied, as a decimal string. */
+                                        tax_rate: string | null;
+                                        /** @description The line this one adjusts; lines are never edited. */
+                                        adjusts: string | null;
+                                    }[];
+                                    /** @description Payments taken. */
+                                    payments: {
+                                        /** @description Amount paid, in whole cents. */
+                                        amount: number;
+                                        /** @description How it was paid. */
+                                        method: string | null;
+                                        /** @description The payment's status. */
+                                        status: string | null;
+                                        /** @description The card paid with; null when no card was used. */
+                                        card: {
+                                            /** @description The card brand. */
+                                            brand: string | null;
+                                            /** @description The last four digits of the card. */
+                                            last4: string;
+                                        } | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the payment went through.
+                                         */
+                                        processed_at: string | null;
+                                    }[];
+                                    /** @description Refunds made. */
+                                    refunds: {
+                                        /** @description Amount refunded, in whole cents. */
+                                        amount: number;
+                                        /** @description Why it was refunded. */
+                                        reason: string | null;
+                                        /** @description The refund's status. */
+                                        status: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the refund went through.
+                                         */
+                                        processed_at: string | null;
+                                    }[];
+                                    /** @description False for test data, true for real data. */
+                                    livemode: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "ticket.created";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The ticket as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `tkt_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `ticket`.
+                                     * @enum {string}
+                                     */
+                                    object: "ticket";
+                                    /** @description The `evt_` id of the event. */
+                                    event: string | null;
+                                    /** @description The `evd_` id of the event date this ticket is for. */
+                                    event_date: string | null;
+                                    /** @description The `ord_` id of the order that sold it. */
+                                    order: string | null;
+                                    /** @description The `cus_` id of the customer who holds it. */
+                                    customer: string | null;
+                                    /** @description Who the ticket is for, when named. */
+                                    attendee_name: string | null;
+                                    /** @description The ticket's status, as the venue names it. */
+                                    status: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the attendee was checked in; null until then.
+                                     */
+                                    checked_in_at: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "ticket.updated";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The ticket as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `tkt_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `ticket`.
+                                     * @enum {string}
+                                     */
+                                    object: "ticket";
+                                    /** @description The `evt_` id of the event. */
+                                    event: string | null;
+                                    /** @description The `evd_` id of the event date this ticket is for. */
+                                    event_date: string | null;
+                                    /** @description The `ord_` id of the order that sold it. */
+                                    order: string | null;
+                                    /** @description The `cus_` id of the customer who holds it. */
+                                    customer: string | null;
+                                    /** @description Who the ticket is for, when named. */
+                                    attendee_name: string | null;
+                                    /** @description The ticket's status, as the venue names it. */
+                                    status: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the attendee was checked in; null until then.
+                                     */
+                                    checked_in_at: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "gift_card.created";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The gift card as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `gft_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `gift_card`.
+                                     * @enum {string}
+                                     */
+                                    object: "gift_card";
+                                    /** @description Last four characters of the code. */
+                                    code_last4: string | null;
+                                    /** @description What is left on the card, in whole cents. */
+                                    balance: number;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the card expires; null if it never does.
+                                     */
+                                    expires_at: string | null;
+                                    /** @description False once the card was cancelled. */
+                                    active: boolean;
+                                    /** @description The `cus_` id of the customer who holds the card. */
+                                    holder: string | null;
+                                    /** @description The `cus_` id of the customer who bought it. */
+                                    buyer: string | null;
+                                    /** @description The name the card was made out to. */
+                                    recipient_name: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the card was sent to its recipient.
+                                     */
+                                    delivered_at: string | null;
+                                    /** @description Every change to the balance, oldest first. */
+                                    movements: {
+                                        /** @description For example issue, redeem, refund. */
+                                        type: string | null;
+                                        /** @description Whole cents this movement moved. */
+                                        amount: number;
+                                        /** @description The balance after this movement, in cents. */
+                                        balance_after: number | null;
+                                        /** @description The `ord_` id of the order it happened on, if any. */
+                                        order: string | null;
+                                        /** @description The `bkg_` id of the booking it paid for, if any. */
+                                        booking: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When it happened (UTC, ISO 8601).
+                                         */
+                                        created_at: string;
+                                    }[];
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "gift_card.updated";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The gift card as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `gft_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `gift_card`.
+                                     * @enum {string}
+                                     */
+                                    object: "gift_card";
+                                    /** @description Last four characters of the code. */
+                                    code_last4: string | null;
+                                    /** @description What is left on the card, in whole cents. */
+                                    balance: number;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the card expires; null if it never does.
+                                     */
+                                    expires_at: string | null;
+                                    /** @description False once the card was cancelled. */
+                                    active: boolean;
+                                    /** @description The `cus_` id of the customer who holds the card. */
+                                    holder: string | null;
+                                    /** @description The `cus_` id of the customer who bought it. */
+                                    buyer: string | null;
+                                    /** @description The name the card was made out to. */
+                                    recipient_name: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the card was sent to its recipient.
+                                     */
+                                    delivered_at: string | null;
+                                    /** @description Every change to the balance, oldest first. */
+                                    movements: {
+                                        /** @description For example issue, redeem, refund. */
+                                        type: string | null;
+                                        /** @description Whole cents this movement moved. */
+                                        amount: number;
+                                        /** @description The balance after this movement, in cents. */
+                                        balance_after: number | null;
+                                        /** @description The `ord_` id of the order it happened on, if any. */
+                                        order: string | null;
+                                        /** @description The `bkg_` id of the booking it paid for, if any. */
+                                        booking: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When it happened (UTC, ISO 8601).
+                                         */
+                                        created_at: string;
+                                    }[];
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "venue.created";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The venue as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `ven_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `venue`.
+                                     * @enum {string}
+                                     */
+                                    object: "venue";
+                                    /** @description The venue's name as customers see it. */
+                                    name: string;
+                                    /** @description A short, URL-safe name, unique in the workspace. */
+                                    slug: string;
+                                    /** @description The short code on the venue's booking numbers. */
+                                    booking_code: string | null;
+                                    /** @description IANA timezone in which every local time at this venue is read. */
+                                    timezone: string;
+                                    /** @description Lowercase ISO 4217 code of the venue's prices. */
+                                    currency: string | null;
+                                    /** @description Where the venue is. */
+                                    address: {
+                                        /** @description Street address. */
+                                        line1: string | null;
+                                        /** @description City or suburb. */
+                                        city: string | null;
+                                        /** @description State or region. */
+                                        state: string | null;
+                                        /** @description Postal code. */
+                                        postal_code: string | null;
+                                        /** @description Country. */
+                                        country: string | null;
+                                    };
+                                    /** @description The venue's public phone number. */
+                                    phone: string | null;
+                                    /** @description The venue's public email address. */
+                                    email: string | null;
+                                    /** @description False for a venue that no longer trades. */
+                                    active: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "venue.updated";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The venue as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `ven_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `venue`.
+                                     * @enum {string}
+                                     */
+                                    object: "venue";
+                                    /** @description The venue's name as customers see it. */
+                                    name: string;
+                                    /** @description A short, URL-safe name, unique in the workspace. */
+                                    slug: string;
+                                    /** @description The short code on the venue's booking numbers. */
+                                    booking_code: string | null;
+                                    /** @description IANA timezone in which every local time at this venue is read. */
+                                    timezone: string;
+                                    /** @description Lowercase ISO 4217 code of the venue's prices. */
+                                    currency: string | null;
+                                    /** @description Where the venue is. */
+                                    address: {
+                                        /** @description Street address. */
+                                        line1: string | null;
+                                        /** @description City or suburb. */
+                                        city: string | null;
+                                        /** @description State or region. */
+                                        state: string | null;
+                                        /** @description Postal code. */
+                                        postal_code: string | null;
+                                        /** @description Country. */
+                                        country: string | null;
+                                    };
+                                    /** @description The venue's public phone number. */
+                                    phone: string | null;
+                                    /** @description The venue's public email address. */
+                                    email: string | null;
+                                    /** @description False for a venue that no longer trades. */
+                                    active: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "activity.created";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The activity as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `act_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `activity`.
+                                     * @enum {string}
+                                     */
+                                    object: "activity";
+                                    /** @description The name customers see. */
+                                    name: string;
+                                    /** @description A short, URL-safe name, unique in the workspace. */
+                                    slug: string;
+                                    /** @description What it is, for customers. */
+                                    description: string | null;
+                                    /** @description Whether it is on sale, as the venue names it. */
+                                    status: string | null;
+                                    /**
+                                     * @description Priced per head or at a flat rate.
+                                     * @enum {string|null}
+                                     */
+                                    pricing_model: "per_head" | "flat_rate" | null;
+                                    /** @description Integer cents or null. */
+                                    prices: {
+                                        /** @description Price per adult, in whole cents. */
+                                        adult: number | null;
+                                        /** @description Price per junior, in whole cents. */
+                                        junior: number | null;
+                                        /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                                        flat_rate: number | null;
+                                    };
+                                    /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
+                                    peak_prices: {
+                                        /** @description Price per adult, in whole cents. */
+                                        adult: number | null;
+                                        /** @description Price per junior, in whole cents. */
+                                        junior: number | null;
+                                        /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                                        flat_rate: number | null;
+                                    } | null;
+                                    /** @description How many guests a booking may have; null where there is no limit. */
+                                    guests: {
+                                        /** @description Fewest adults a booking may have. */
+                                        min_adults: number | null;
+                                        /** @description Most adults a booking may have. */
+                                        max_adults: number | null;
+                                        /** @description Fewest juniors a booking may have. */
+                                        min_juniors: number | null;
+                                        /** @description Most juniors a booking may have. */
+                                        max_juniors: number | null;
+                                        /** @description Most guests in all a booking may have. */
+                                        max_guests: number | null;
+                                    };
+                                    /** @description True when only staff can book it. */
+                                    staff_only: boolean;
+                                    /** @description Where it is sold. Empty means every venue. */
+                                    venues: string[];
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "activity.updated";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The activity as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `act_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `activity`.
+                                     * @enum {string}
+                                     */
+                                    object: "activity";
+                                    /** @description The name customers see. */
+                                    name: string;
+                                    /** @description A short, URL-safe name, unique in the workspace. */
+                                    slug: string;
+                                    /** @description What it is, for customers. */
+                                    description: string | null;
+                                    /** @description Whether it is on sale, as the venue names it. */
+                                    status: string | null;
+                                    /**
+                                     * @description Priced per head or at a flat rate.
+                                     * @enum {string|null}
+                                     */
+                                    pricing_model: "per_head" | "flat_rate" | null;
+                                    /** @description Integer cents or null. */
+                                    prices: {
+                                        /** @description Price per adult, in whole cents. */
+                                        adult: number | null;
+                                        /** @description Price per junior, in whole cents. */
+                                        junior: number | null;
+                                        /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                                        flat_rate: number | null;
+                                    };
+                                    /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
+                                    peak_prices: {
+                                        /** @description Price per adult, in whole cents. */
+                                        adult: number | null;
+                                        /** @description Price per junior, in whole cents. */
+                                        junior: number | null;
+                                        /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                                        flat_rate: number | null;
+                                    } | null;
+                                    /** @description How many guests a booking may have; null where there is no limit. */
+                                    guests: {
+                                        /** @description Fewest adults a booking may have. */
+                                        min_adults: number | null;
+                                        /** @description Most adults a booking may have. */
+                                        max_adults: number | null;
+                                        /** @description Fewest juniors a booking may have. */
+                                        min_juniors: number | null;
+                                        /** @description Most juniors a booking may have. */
+                                        max_juniors: number | null;
+                                        /** @description Most guests in all a booking may have. */
+                                        max_guests: number | null;
+                                    };
+                                    /** @description True when only staff can book it. */
+                                    staff_only: boolean;
+                                    /** @description Where it is sold. Empty means every venue. */
+                                    venues: string[];
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "package.created";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The package as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `pkg_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `package`.
+                                     * @enum {string}
+                                     */
+                                    object: "package";
+                                    /** @description The name customers see. */
+                                    name: string;
+                                    /** @description A short, URL-safe name, unique in the workspace. */
+                                    slug: string;
+                                    /** @description What it is, for customers. */
+                                    description: string | null;
+                                    /** @description Whether it is on sale, as the venue names it. */
+                                    status: string | null;
+                                    /**
+                                     * @description Priced per head or at a flat rate.
+                                     * @enum {string|null}
+                                     */
+                                    pricing_model: "per_head" | "flat_rate" | null;
+                                    /** @description Integer cents or null. */
+                                    prices: {
+                                        /** @description Price per adult, in whole cents. */
+                                        adult: number | null;
+                                        /** @description Price per junior, in whole cents. */
+                                        junior: number | null;
+                                        /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                                        flat_rate: number | null;
+                                        /** @description The package's base price before per-head prices, in whole cents. */
+                                        base: number | null;
+                                    };
+                                    /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
+                                    peak_prices: {
+                                        /** @description Price per adult, in whole cents. */
+                                        adult: number | null;
+                                        /** @description Price per junior, in whole cents. */
+                                        junior: number | null;
+                                        /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                                        flat_rate: number | null;
+                                        /** @description The package's base price before per-head prices, in whole cents. */
+                                        base: number | null;
+                                    } | null;
+                                    /** @description How many guests a booking may have; null where there is no limit. */
+                                    guests: {
+                                        /** @description Fewest adults a booking may have. */
+                                        min_adults: number | null;
+                                        /** @description Most adults a booking may have. */
+                                        max_adults: number | null;
+                                        /** @description Fewest juniors a booking may have. */
+                                        min_juniors: number | null;
+                                        /** @description Most juniors a booking may have. */
+                                        max_juniors: number | null;
+                                        /** @description Most guests in all a booking may have. */
+                                        max_guests: number | null;
+                                    };
+                                    /** @description True when only staff can book it. */
+                                    staff_only: boolean;
+                                    /** @description Where it is sold. Empty means every venue. */
+                                    venues: string[];
+                                    /** @description How long the package lasts, in minutes. */
+                                    duration_minutes: number | null;
+                                    /** @description The deposit a booking must pay; null when none. */
+                                    deposit: {
+                                        /** @description How the deposit is worked out, as the venue names it. */
+                                        type: string | null;
+                                        /** @description The deposit's amount or rate. */
+                                        value: number | null;
+                                    } | null;
+                                    /** @description First day it can be booked for, yyyy-MM-dd. */
+                                    available_from: string | null;
+                                    /** @description Last day it can be booked for, yyyy-MM-dd. */
+                                    available_until: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "package.updated";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The package as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `pkg_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `package`.
+                                     * @enum {string}
+                                     */
+                                    object: "package";
+                                    /** @description The name customers see. */
+                                    name: string;
+                                    /** @description A short, URL-safe name, unique in the workspace. */
+                                    slug: string;
+                                    /** @description What it is, for customers. */
+                                    description: string | null;
+                                    /** @description Whether it is on sale, as the venue names it. */
+                                    status: string | null;
+                                    /**
+                                     * @description Priced per head or at a flat rate.
+                                     * @enum {string|null}
+                                     */
+                                    pricing_model: "per_head" | "flat_rate" | null;
+                                    /** @description Integer cents or null. */
+                                    prices: {
+                                        /** @description Price per adult, in whole cents. */
+                                        adult: number | null;
+                                        /** @description Price per junior, in whole cents. */
+                                        junior: number | null;
+                                        /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                                        flat_rate: number | null;
+                                        /** @description The package's base price before per-head prices, in whole cents. */
+                                        base: number | null;
+                                    };
+                                    /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
+                                    peak_prices: {
+                                        /** @description Price per adult, in whole cents. */
+                                        adult: number | null;
+                                        /** @description Price per junior, in whole cents. */
+                                        junior: number | null;
+                                        /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                                        flat_rate: number | null;
+                                        /** @description The package's base price before per-head prices, in whole cents. */
+                                        base: number | null;
+                                    } | null;
+                                    /** @description How many guests a booking may have; null where there is no limit. */
+                                    guests: {
+                                        /** @description Fewest adults a booking may have. */
+                                        min_adults: number | null;
+                                        /** @description Most adults a booking may have. */
+                                        max_adults: number | null;
+                                        /** @description Fewest juniors a booking may have. */
+                                        min_juniors: number | null;
+                                        /** @description Most juniors a booking may have. */
+                                        max_juniors: number | null;
+                                        /** @description Most guests in all a booking may have. */
+                                        max_guests: number | null;
+                                    };
+                                    /** @description True when only staff can book it. */
+                                    staff_only: boolean;
+                                    /** @description Where it is sold. Empty means every venue. */
+                                    venues: string[];
+                                    /** @description How long the package lasts, in minutes. */
+                                    duration_minutes: number | null;
+                                    /** @description The deposit a booking must pay; null when none. */
+                                    deposit: {
+                                        /** @description How the deposit is worked out, as the venue names it. */
+                                        type: string | null;
+                                        /** @description The deposit's amount or rate. */
+                                        value: number | null;
+                                    } | null;
+                                    /** @description First day it can be booked for, yyyy-MM-dd. */
+                                    available_from: string | null;
+                                    /** @description Last day it can be booked for, yyyy-MM-dd. */
+                                    available_until: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "event.created";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The event as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `evt_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `event`.
+                                     * @enum {string}
+                                     */
+                                    object: "event";
+                                    /** @description The event's name. */
+                                    name: string;
+                                    /** @description A short, URL-safe name, unique in the workspace. */
+                                    slug: string;
+                                    /** @description What the event is, for customers. */
+                                    description: string | null;
+                                    /** @description Whether it is on sale, as the venue names it. */
+                                    status: string | null;
+                                    /** @description The `ven_` id of the venue it is at. */
+                                    venue: string | null;
+                                    /** @description Cents. */
+                                    price_per_ticket: number | null;
+                                    /** @description The ticket limit the venue set. */
+                                    max_tickets: number | null;
+                                    /** @description The fewest tickets an order may have, as the venue set it. */
+                                    min_tickets: number | null;
+                                    /** @description Youngest age admitted, in years. */
+                                    min_age: number | null;
+                                    /** @description How long it lasts, in minutes. */
+                                    duration_minutes: number | null;
+                                    /** @description How its dates work: one date, several, or a series. */
+                                    date_mode: string | null;
+                                    /** @description The IANA timezone its local dates and times are read in. */
+                                    timezone: string | null;
+                                    /** @description True when only staff can sell it. */
+                                    staff_only: boolean;
+                                    /** @description Its dates. */
+                                    dates: {
+                                        /** @description A `evd_` id. */
+                                        id: string;
+                                        /** @description The date's name, when it has one. */
+                                        label: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When it starts (UTC).
+                                         */
+                                        scheduled_at: string | null;
+                                        /** @description The day it starts on the venue's calendar. */
+                                        local_date: string | null;
+                                        /** @description The time it starts on the venue's clock. */
+                                        local_time: string | null;
+                                        /** @description How long it lasts, in minutes. */
+                                        duration_minutes: number | null;
+                                        /** @description Most tickets this date sells. */
+                                        max_tickets: number | null;
+                                        /** @description Cents. */
+                                        price_per_ticket: number | null;
+                                        /** @description The date's status. */
+                                        status: string | null;
+                                    }[];
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "event.updated";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The event as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `evt_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `event`.
+                                     * @enum {string}
+                                     */
+                                    object: "event";
+                                    /** @description The event's name. */
+                                    name: string;
+                                    /** @description A short, URL-safe name, unique in the workspace. */
+                                    slug: string;
+                                    /** @description What the event is, for customers. */
+                                    description: string | null;
+                                    /** @description Whether it is on sale, as the venue names it. */
+                                    status: string | null;
+                                    /** @description The `ven_` id of the venue it is at. */
+                                    venue: string | null;
+                                    /** @description Cents. */
+                                    price_per_ticket: number | null;
+                                    /** @description The ticket limit the venue set. */
+                                    max_tickets: number | null;
+                                    /** @description The fewest tickets an order may have, as the venue set it. */
+                                    min_tickets: number | null;
+                                    /** @description Youngest age admitted, in years. */
+                                    min_age: number | null;
+                                    /** @description How long it lasts, in minutes. */
+                                    duration_minutes: number | null;
+                                    /** @description How its dates work: one date, several, or a series. */
+                                    date_mode: string | null;
+                                    /** @description The IANA timezone its local dates and times are read in. */
+                                    timezone: string | null;
+                                    /** @description True when only staff can sell it. */
+                                    staff_only: boolean;
+                                    /** @description Its dates. */
+                                    dates: {
+                                        /** @description A `evd_` id. */
+                                        id: string;
+                                        /** @description The date's name, when it has one. */
+                                        label: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description When it starts (UTC).
+                                         */
+                                        scheduled_at: string | null;
+                                        /** @description The day it starts on the venue's calendar. */
+                                        local_date: string | null;
+                                        /** @description The time it starts on the venue's clock. */
+                                        local_time: string | null;
+                                        /** @description How long it lasts, in minutes. */
+                                        duration_minutes: number | null;
+                                        /** @description Most tickets this date sells. */
+                                        max_tickets: number | null;
+                                        /** @description Cents. */
+                                        price_per_ticket: number | null;
+                                        /** @description The date's status. */
+                                        status: string | null;
+                                    }[];
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "list.created";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The list as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `lst_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `list`.
+                                     * @enum {string}
+                                     */
+                                    object: "list";
+                                    /** @description The list's name. */
+                                    name: string;
+                                    /** @description A short, URL-safe name, unique in the workspace. */
+                                    slug: string;
+                                    /** @description What the list is for. */
+                                    description: string | null;
+                                    /** @description `manual`, or a list kept by a rule. */
+                                    kind: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "list.updated";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The list as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `lst_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `list`.
+                                     * @enum {string}
+                                     */
+                                    object: "list";
+                                    /** @description The list's name. */
+                                    name: string;
+                                    /** @description A short, URL-safe name, unique in the workspace. */
+                                    slug: string;
+                                    /** @description What the list is for. */
+                                    description: string | null;
+                                    /** @description `manual`, or a list kept by a rule. */
+                                    kind: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "tag.created";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The tag as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `tag_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `tag`.
+                                     * @enum {string}
+                                     */
+                                    object: "tag";
+                                    /** @description The tag's name, unique in the workspace. */
+                                    name: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        } | {
+                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                            id: string;
+                            /**
+                             * @description Always `webhook_event`.
+                             * @enum {string}
+                             */
+                            object: "webhook_event";
+                            /**
+                             * @description What happened.
+                             * @enum {string}
+                             */
+                            type: "tag.updated";
+                            /**
+                             * Format: date-time
+                             * @description When the change was made; receivers order events by it.
+                             */
+                            created_at: string;
+                            /** @description true for a live change, false for a test one. */
+                            livemode: boolean;
+                            /** @description The record after the change. */
+                            data: {
+                                /** @description The tag as the import wrote it, in the shape GET answers. */
+                                object: {
+                                    /** @description A `tag_` id. */
+                                    id: string;
+                                    /**
+                                     * @description Always `tag`.
+                                     * @enum {string}
+                                     */
+                                    object: "tag";
+                                    /** @description The tag's name, unique in the workspace. */
+                                    name: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, ISO 8601 with milliseconds and Z.
+                                     */
+                                    updated_at: string;
+                                };
+                            };
+                        })[];
+                        /** @description True while there are more records: ask again with `starting_after`. */
+                        has_more: boolean;
+                        /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    retrieveWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version, a date. Absent means the current version 2026-10-08. */
+                "service-version"?: "2026-10-08";
+                /** @description The ETag of a copy you hold: 304 if unchanged. */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event: the same object a webhook delivery carries. */
+            200: {
+                headers: {
+                    /** @description `req_…`: quote it when reporting a failure. */
+                    "Request-Id"?: string;
+                    /** @description The version that served the request. */
+                    "Service-Version"?: string;
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                    RateLimit?: string;
+                    /** @description `"<version>"` of the record answered. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "whe_2kXq9TzL1mWb7RcYp4Hs00",
+                     *       "object": "webhook_event",
+                     *       "type": "customer.updated",
+                     *       "created_at": "2026-10-02T23:45:01.007Z",
+                     *       "livemode": false,
+                     *       "data": {
+                     *         "object": {
+                     *           "id": "cus_7nH2pQ4sVw9xKb1Lm3Z000",
+                     *           "object": "customer",
+                     *           "first_name": "Ada",
+                     *           "last_name": "Lovelace",
+                     *           "nickname": "Countess",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+61412345678",
+                     *           "date_of_birth": "1990-12-10",
+                     *           "company": null,
+                     *           "address": {
+                     *             "line1": "3 Ocean Street",
+                     *             "line2": null,
+                     *             "suburb": "Bondi",
+                     *             "state": "NSW",
+                     *             "postcode": "2026",
+                     *             "country": "AU"
+                     *           },
+                     *           "adult": true,
+                     *           "marketing_consent": false,
+                     *           "membership": {
+                     *             "member": true,
+                     *             "tier": "Gold"
+                     *           },
+                     *           "tags": [
+                     *             {
+                     *               "id": "tag_5fGt8RkP2qWz0000000000",
+                     *               "name": "VIP",
+                     *               "added_at": "2026-10-02T23:45:01.007Z"
+                     *             }
+                     *           ],
+                     *           "lists": [
+                     *             {
+                     *               "id": "lst_9dLm3XvB6nQp0000000000",
+                     *               "name": "Newsletter",
+                     *               "status": "active",
+                     *               "added_at": "2026-09-14T02:11:09.412Z",
+                     *               "unsubscribed_at": null
+                     *             }
+                     *           ],
+                     *           "livemode": false,
+                     *           "created_at": "2026-09-14T02:11:09.412Z",
+                     *           "updated_at": "2026-10-02T23:45:01.007Z",
+                     *           "version": "5"
+                     *         },
+                     *         "previous_attributes": {
+                     *           "nickname": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "customer.created";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The customer as GET showed it right after. */
+                            object: {
+                                /** @description A `cus_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `customer`.
+                                 * @enum {string}
+                                 */
+                                object: "customer";
+                                /** @description Given name; never empty. */
+                                first_name: string;
+                                /** @description Family name. */
+                                last_name: string | null;
+                                /** @description What the customer likes to be called. */
+                                nickname: string | null;
+                                /** @description Stored lowercase. One customer per email. */
+                                email: string | null;
+                                /** @description E.164. */
+                                phone: string | null;
+                                /** @description yyyy-MM-dd */
+                                date_of_birth: string | null;
+                                /** @description The company the customer is with. */
+                                company: string | null;
+                                /** @description Postal address; every member may be null. */
+                                address: {
+                                    /** @description Street address. */
+                                    line1: string | null;
+                                    /** @description Apartment, unit or building. */
+                                    line2: string | null;
+                                    /** @description Suburb or city. */
+                                    suburb: string | null;
+                                    /** @description State or region. */
+                                    state: string | null;
+                                    /** @description Postal code. */
+                                    postcode: string | null;
+                                    /** @description Country. */
+                                    country: string | null;
+                                };
+                                /** @description Age group: computed from date_of_birth when it is set, else as stored. */
+                                adult: boolean | null;
+                                /** @description Whether they agreed to marketing email and SMS. */
+                                marketing_consent: boolean;
+                                /** @description Membership of the venue's loyalty scheme. */
+                                membership: {
+                                    /** @description True for a member of the venue's membership scheme. */
+                                    member: boolean;
+                                    /** @description The membership tier, as the venue names it. */
+                                    tier: string | null;
+                                };
+                                /** @description The tags the customer has. */
+                                tags: {
+                                    /** @description A `tag_` id. */
+                                    id: string;
+                                    /** @description The tag's name. */
+                                    name: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the customer was tagged.
+                                     */
+                                    added_at: string | null;
+                                }[];
+                                /** @description The lists the customer is on, or left. */
+                                lists: {
+                                    /** @description A `lst_` id. */
+                                    id: string;
+                                    /** @description The list's name. */
+                                    name: string;
+                                    /**
+                                     * @description `active`, or `unsubscribed` once they left.
+                                     * @enum {string|null}
+                                     */
+                                    status: "active" | "unsubscribed" | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the customer was put on the list.
+                                     */
+                                    added_at: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When they left the list; null while active.
+                                     */
+                                    unsubscribed_at: string | null;
+                                }[];
+                                /** @description False for test data, true for real data. */
+                                livemode: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                                /** @description Send it in double quotes as If-Match to change this customer. */
+                                version: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "customer.updated";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The customer as GET showed it right after. */
+                            object: {
+                                /** @description A `cus_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `customer`.
+                                 * @enum {string}
+                                 */
+                                object: "customer";
+                                /** @description Given name; never empty. */
+                                first_name: string;
+                                /** @description Family name. */
+                                last_name: string | null;
+                                /** @description What the customer likes to be called. */
+                                nickname: string | null;
+                                /** @description Stored lowercase. One customer per email. */
+                                email: string | null;
+                                /** @description E.164. */
+                                phone: string | null;
+                                /** @description yyyy-MM-dd */
+                                date_of_birth: string | null;
+                                /** @description The company the customer is with. */
+                                company: string | null;
+                                /** @description Postal address; every member may be null. */
+                                address: {
+                                    /** @description Street address. */
+                                    line1: string | null;
+                                    /** @description Apartment, unit or building. */
+                                    line2: string | null;
+                                    /** @description Suburb or city. */
+                                    suburb: string | null;
+                                    /** @description State or region. */
+                                    state: string | null;
+                                    /** @description Postal code. */
+                                    postcode: string | null;
+                                    /** @description Country. */
+                                    country: string | null;
+                                };
+                                /** @description Age group: computed from date_of_birth when it is set, else as stored. */
+                                adult: boolean | null;
+                                /** @description Whether they agreed to marketing email and SMS. */
+                                marketing_consent: boolean;
+                                /** @description Membership of the venue's loyalty scheme. */
+                                membership: {
+                                    /** @description True for a member of the venue's membership scheme. */
+                                    member: boolean;
+                                    /** @description The membership tier, as the venue names it. */
+                                    tier: string | null;
+                                };
+                                /** @description The tags the customer has. */
+                                tags: {
+                                    /** @description A `tag_` id. */
+                                    id: string;
+                                    /** @description The tag's name. */
+                                    name: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the customer was tagged.
+                                     */
+                                    added_at: string | null;
+                                }[];
+                                /** @description The lists the customer is on, or left. */
+                                lists: {
+                                    /** @description A `lst_` id. */
+                                    id: string;
+                                    /** @description The list's name. */
+                                    name: string;
+                                    /**
+                                     * @description `active`, or `unsubscribed` once they left.
+                                     * @enum {string|null}
+                                     */
+                                    status: "active" | "unsubscribed" | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the customer was put on the list.
+                                     */
+                                    added_at: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When they left the list; null while active.
+                                     */
+                                    unsubscribed_at: string | null;
+                                }[];
+                                /** @description False for test data, true for real data. */
+                                livemode: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                                /** @description Send it in double quotes as If-Match to change this customer. */
+                                version: string;
+                            };
+                            /** @description The changed top-level fields' values before the change. */
+                            previous_attributes: {
+                                /** @description A `cus_` id. */
+                                id?: string;
+                                /**
+                                 * @description Always `customer`.
+                                 * @enum {string}
+                                 */
+                                object?: "customer";
+                                /** @description Given name; never empty. */
+                                first_name?: string;
+                                /** @description Family name. */
+                                last_name?: string | null;
+                                /** @description What the customer likes to be called. */
+                                nickname?: string | null;
+                                /** @description Stored lowercase. One customer per email. */
+                                email?: string | null;
+                                /** @description E.164. */
+                                phone?: string | null;
+                                /** @description yyyy-MM-dd */
+                                date_of_birth?: string | null;
+                                /** @description The company the customer is with. */
+                                company?: string | null;
+                                /** @description Postal address; every member may be null. */
+                                address?: {
+                                    /** @description Street address. */
+                                    line1: string | null;
+                                    /** @description Apartment, unit or building. */
+                                    line2: string | null;
+                                    /** @description Suburb or city. */
+                                    suburb: string | null;
+                                    /** @description State or region. */
+                                    state: string | null;
+                                    /** @description Postal code. */
+                                    postcode: string | null;
+                                    /** @description Country. */
+                                    country: string | null;
+                                };
+                                /** @description Age group: computed from date_of_birth when it is set, else as stored. */
+                                adult?: boolean | null;
+                                /** @description Whether they agreed to marketing email and SMS. */
+                                marketing_consent?: boolean;
+                                /** @description Membership of the venue's loyalty scheme. */
+                                membership?: {
+                                    /** @description True for a member of the venue's membership scheme. */
+                                    member: boolean;
+                                    /** @description The membership tier, as the venue names it. */
+                                    tier: string | null;
+                                };
+                                /** @description The tags the customer has. */
+                                tags?: {
+                                    /** @description A `tag_` id. */
+                                    id: string;
+                                    /** @description The tag's name. */
+                                    name: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the customer was tagged.
+                                     */
+                                    added_at: string | null;
+                                }[];
+                                /** @description The lists the customer is on, or left. */
+                                lists?: {
+                                    /** @description A `lst_` id. */
+                                    id: string;
+                                    /** @description The list's name. */
+                                    name: string;
+                                    /**
+                                     * @description `active`, or `unsubscribed` once they left.
+                                     * @enum {string|null}
+                                     */
+                                    status: "active" | "unsubscribed" | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the customer was put on the list.
+                                     */
+                                    added_at: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When they left the list; null while active.
+                                     */
+                                    unsubscribed_at: string | null;
+                                }[];
+                                /** @description False for test data, true for real data. */
+                                livemode?: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at?: string;
+                                /** @description Send it in double quotes as If-Match to change this customer. */
+                                version?: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "customer.deleted";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The deleted shape. */
+                            object: {
+                                /** @description A `cus_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `customer`.
+                                 * @enum {string}
+                                 */
+                                object: "customer";
+                                /**
+                                 * @description Always true: the customer is gone.
+                                 * @enum {boolean}
+                                 */
+                                deleted: true;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "booking.created";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The booking as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `bkg_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `booking`.
+                                 * @enum {string}
+                                 */
+                                object: "booking";
+                                /** @description The booking number a person reads out. */
+                                number: string;
+                                /** @description The `ven_` id of the venue the booking is at. */
+                                venue: string;
+                                /** @description Where the booking is in its life. */
+                                status: {
+                                    /** @description The venue's own name for the status. */
+                                    name: string | null;
+                                    /**
+                                     * @description The kind of status, for programs.
+                                     * @enum {string|null}
+                                     */
+                                    type: "active" | "completed" | "cancelled" | "hold" | "expired" | null;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description When the booking starts (UTC).
+                                 */
+                                scheduled_at: string | null;
+                                /** @description The day it starts on the venue's calendar, yyyy-MM-dd. */
+                                local_date: string | null;
+                                /** @description The time it starts on the venue's clock, HH:mm. */
+                                local_time: string | null;
+                                /** @description The IANA timezone local_date and local_time are read in. */
+                                timezone: string | null;
+                                /** @description How long the booking lasts, in minutes. */
+                                duration_minutes: number | null;
+                                /** @description How many people the booking is for. */
+                                guests: {
+                                    /** @description Adult guests. */
+                                    adults: number;
+                                    /** @description Junior guests. */
+                                    juniors: number;
+                                    /** @description Guests beyond the adults and juniors priced. */
+                                    additional: number;
+                                };
+                                /** @description The customers on the booking. */
+                                people: {
+                                    /** @description The `cus_` id of the customer. */
+                                    customer: string;
+                                    /** @description True for the customer the booking is under. */
+                                    primary: boolean;
+                                    /** @description Age group, when known. */
+                                    adult: boolean | null;
+                                    /** @description Their role on the booking, as the venue names it. */
+                                    role: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When they were checked in.
+                                     */
+                                    checked_in_at: string | null;
+                                }[];
+                                /** @description What was booked. */
+                                lines: {
+                                    /** @description What was booked; null when the product is gone. */
+                                    product: {
+                                        /** @description What kind of product was booked. */
+                                        object: "activity" | "package" | "event";
+                                        /** @description An `act_`, `pkg_` or `evt_` id. */
+                                        id: string;
+                                        /** @description The product's name. */
+                                        name: string | null;
+                                    } | null;
+                                    /** @description How many. */
+                                    quantity: number;
+                                }[];
+                                /** @description Where the booking came from. */
+                                source: string | null;
+                                /** @description True for a staff block that holds time but is nobody's booking. */
+                                blocked: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description When the booking was checked in.
+                                 */
+                                checked_in_at: string | null;
+                                /** @description When an unpaid hold lapses. */
+                                hold_expires_at: string | null;
+                                /** @description False for test data, true for real data. */
+                                livemode: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "booking.updated";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The booking as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `bkg_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `booking`.
+                                 * @enum {string}
+                                 */
+                                object: "booking";
+                                /** @description The booking number a person reads out. */
+                                number: string;
+                                /** @description The `ven_` id of the venue the booking is at. */
+                                venue: string;
+                                /** @description Where the booking is in its life. */
+                                status: {
+                                    /** @description The venue's own name for the status. */
+                                    name: string | null;
+                                    /**
+                                     * @description The kind of status, for programs.
+                                     * @enum {string|null}
+                                     */
+                                    type: "active" | "completed" | "cancelled" | "hold" | "expired" | null;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description When the booking starts (UTC).
+                                 */
+                                scheduled_at: string | null;
+                                /** @description The day it starts on the venue's calendar, yyyy-MM-dd. */
+                                local_date: string | null;
+                                /** @description The time it starts on the venue's clock, HH:mm. */
+                                local_time: string | null;
+                                /** @description The IANA timezone local_date and local_time are read in. */
+                                timezone: string | null;
+                                /** @description How long the booking lasts, in minutes. */
+                                duration_minutes: number | null;
+                                /** @description How many people the booking is for. */
+                                guests: {
+                                    /** @description Adult guests. */
+                                    adults: number;
+                                    /** @description Junior guests. */
+                                    juniors: number;
+                                    /** @description Guests beyond the adults and juniors priced. */
+                                    additional: number;
+                                };
+                                /** @description The customers on the booking. */
+                                people: {
+                                    /** @description The `cus_` id of the customer. */
+                                    customer: string;
+                                    /** @description True for the customer the booking is under. */
+                                    primary: boolean;
+                                    /** @description Age group, when known. */
+                                    adult: boolean | null;
+                                    /** @description Their role on the booking, as the venue names it. */
+                                    role: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When they were checked in.
+                                     */
+                                    checked_in_at: string | null;
+                                }[];
+                                /** @description What was booked. */
+                                lines: {
+                                    /** @description What was booked; null when the product is gone. */
+                                    product: {
+                                        /** @description What kind of product was booked. */
+                                        object: "activity" | "package" | "event";
+                                        /** @description An `act_`, `pkg_` or `evt_` id. */
+                                        id: string;
+                                        /** @description The product's name. */
+                                        name: string | null;
+                                    } | null;
+                                    /** @description How many. */
+                                    quantity: number;
+                                }[];
+                                /** @description Where the booking came from. */
+                                source: string | null;
+                                /** @description True for a staff block that holds time but is nobody's booking. */
+                                blocked: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description When the booking was checked in.
+                                 */
+                                checked_in_at: string | null;
+                                /** @description When an unpaid hold lapses. */
+                                hold_expires_at: string | null;
+                                /** @description False for test data, true for real data. */
+                                livemode: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "order.created";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The order as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `ord_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `order`.
+                                 * @enum {string}
+                                 */
+                                object: "order";
+                                /** @description The order number a person reads out. */
+                                number: string;
+                                /** @description An outside reference for the order. */
+                                reference: string | null;
+                                /**
+                                 * @description What the order was for.
+                                 * @enum {string|null}
+                                 */
+                                type: "booking" | "event" | "gift_card" | "pos" | null;
+                                /** @description The order's status. */
+                                status: string | null;
+                                /** @description The `ven_` id of the venue that sold it. */
+                                venue: string | null;
+                                /** @description The `cus_` id of the customer. */
+                                customer: string | null;
+                                /** @description The `bkg_` id of the booking it pays for. */
+                                booking: string | null;
+                                /** @description The `evt_` id of the event it sells tickets to. */
+                                event: string | null;
+                                /** @description Who the order was for when it was taken (can differ from the customer today). */
+                                billing_details: {
+                                    /** @description The name on the order. */
+                                    name: string | null;
+                                    /** @description The email on the order (masked for masked keys). */
+                                    email: string | null;
+                                    /** @description The phone on the order (masked for masked keys). */
+                                    phone: string | null;
+                                };
+                                /** @description Lowercase ISO 4217. */
+                                currency: string;
+                                /** @description Before discounts, in whole cents. */
+                                subtotal: number;
+                                /** @description Discounts, in whole cents. */
+                                discount: number;
+                                /** @description Paid with gift cards, in whole cents. */
+                                gift_card: number;
+                                /** @description Paid with store credit, in whole cents. */
+                                store_credit: number;
+                                /** @description The order's total, in whole cents. */
+                                total: number;
+                                /** @description Refunded so far, in whole cents. */
+                                amount_refunded: number;
+                                /** @description Still to pay, in whole cents. */
+                                amount_due: number;
+                                /** @description Cents, net of refunds. */
+                                amount_paid: number;
+                                /** @description The discount code used. */
+                                discount_code: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When payment is due.
+                                 */
+                                due_date: string | null;
+                                /** @description What was sold; a change is a new line that `adjusts` another. */
+                                lines: {
+                                    /** @description The line's id within the order. */
+                                    id: string;
+                                    /** @description What was sold. */
+                                    name: string | null;
+                                    /** @description The kind of line, as the venue's system names it. */
+                                    type: string | null;
+                                    /** @description The product category. */
+                                    category: string | null;
+                                    /** @description How many. */
+                                    quantity: number;
+                                    /** @description Price of one, in whole cents. */
+                                    unit_price: number;
+                                    /** @description The line's total, in whole cents. */
+                                    total: number;
+                                    /** @description Discount on the line, in whole cents. */
+                                    discount: number;
+                                    /** @description Tax in the line, in whole cents. */
+                                    tax: number;
+                                    /** @description The tax rate applied, as a decimal string. */
+                                    tax_rate: string | null;
+                                    /** @description The line this one adjusts; lines are never edited. */
+                                    adjusts: string | null;
+                                }[];
+                                /** @description Payments taken. */
+                                payments: {
+                                    /** @description Amount paid, in whole cents. */
+                                    amount: number;
+                                    /** @description How it was paid. */
+                                    method: string | null;
+                                    /** @description The payment's status. */
+                                    status: string | null;
+                                    /** @description The card paid with; null when no card was used. */
+                                    card: {
+                                        /** @description The card brand. */
+                                        brand: string | null;
+                                        /** @description The last four digits of the card. */
+                                        last4: string;
+                                    } | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the payment went through.
+                                     */
+                                    processed_at: string | null;
+                                }[];
+                                /** @description Refunds made. */
+                                refunds: {
+                                    /** @description Amount refunded, in whole cents. */
+                                    amount: number;
+                                    /** @description Why it was refunded. */
+                                    reason: string | null;
+                                    /** @description The refund's status. */
+                                    status: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the refund went through.
+                                     */
+                                    processed_at: string | null;
+                                }[];
+                                /** @description False for test data, true for real data. */
+                                livemode: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "order.updated";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The order as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `ord_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `order`.
+                                 * @enum {string}
+                                 */
+                                object: "order";
+                                /** @description The order number a person reads out. */
+                                number: string;
+                                /** @description An outside reference for the order. */
+                                reference: string | null;
+                                /**
+                                 * @description What the order was for.
+                                 * @enum {string|null}
+                                 */
+                                type: "booking" | "event" | "gift_card" | "pos" | null;
+                                /** @description The order's status. */
+                                status: string | null;
+                                /** @description The `ven_` id of the venue that sold it. */
+                                venue: string | null;
+                                /** @description The `cus_` id of the customer. */
+                                customer: string | null;
+                                /** @description The `bkg_` id of the booking it pays for. */
+                                booking: string | null;
+                                /** @description The `evt_` id of the event it sells tickets to. */
+                                event: string | null;
+                                /** @description Who the order was for when it was taken (can differ from the customer today). */
+                                billing_details: {
+                                    /** @description The name on the order. */
+                                    name: string | null;
+                                    /** @description The email on the order (masked for masked keys). */
+                                    email: string | null;
+                                    /** @description The phone on the order (masked for masked keys). */
+                                    phone: string | null;
+                                };
+                                /** @description Lowercase ISO 4217. */
+                                currency: string;
+                                /** @description Before discounts, in whole cents. */
+                                subtotal: number;
+                                /** @description Discounts, in whole cents. */
+                                discount: number;
+                                /** @description Paid with gift cards, in whole cents. */
+                                gift_card: number;
+                                /** @description Paid with store credit, in whole cents. */
+                                store_credit: number;
+                                /** @description The order's total, in whole cents. */
+                                total: number;
+                                /** @description Refunded so far, in whole cents. */
+                                amount_refunded: number;
+                                /** @description Still to pay, in whole cents. */
+                                amount_due: number;
+                                /** @description Cents, net of refunds. */
+                                amount_paid: number;
+                                /** @description The discount code used. */
+                                discount_code: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When payment is due.
+                                 */
+                                due_date: string | null;
+                                /** @description What was sold; a change is a new line that `adjusts` another. */
+                                lines: {
+                                    /** @description The line's id within the order. */
+                                    id: string;
+                                    /** @description What was sold. */
+                                    name: string | null;
+                                    /** @description The kind of line, as the venue's system names it. */
+                                    type: string | null;
+                                    /** @description The product category. */
+                                    category: string | null;
+                                    /** @description How many. */
+                                    quantity: number;
+                                    /** @description Price of one, in whole cents. */
+                                    unit_price: number;
+                                    /** @description The line's total, in whole cents. */
+                                    total: number;
+                                    /** @description Discount on the line, in whole cents. */
+                                    discount: number;
+                                    /** @description Tax in the line, in whole cents. */
+                                    tax: number;
+                                    /** @description The tax rate applied, as a decimal string. */
+                                    tax_rate: string | null;
+                                    /** @description The line this one adjusts; lines are never edited. */
+                                    adjusts: string | null;
+                                }[];
+                                /** @description Payments taken. */
+                                payments: {
+                                    /** @description Amount paid, in whole cents. */
+                                    amount: number;
+                                    /** @description How it was paid. */
+                                    method: string | null;
+                                    /** @description The payment's status. */
+                                    status: string | null;
+                                    /** @description The card paid with; null when no card was used. */
+                                    card: {
+                                        /** @description The card brand. */
+                                        brand: string | null;
+                                        /** @description The last four digits of the card. */
+                                        last4: string;
+                                    } | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the payment went through.
+                                     */
+                                    processed_at: string | null;
+                                }[];
+                                /** @description Refunds made. */
+                                refunds: {
+                                    /** @description Amount refunded, in whole cents. */
+                                    amount: number;
+                                    /** @description Why it was refunded. */
+                                    reason: string | null;
+                                    /** @description The refund's status. */
+                                    status: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the refund went through.
+                                     */
+                                    processed_at: string | null;
+                                }[];
+                                /** @description False for test data, true for real data. */
+                                livemode: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "ticket.created";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The ticket as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `tkt_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `ticket`.
+                                 * @enum {string}
+                                 */
+                                object: "ticket";
+                                /** @description The `evt_` id of the event. */
+                                event: string | null;
+                                /** @description The `evd_` id of the event date this ticket is for. */
+                                event_date: string | null;
+                                /** @description The `ord_` id of the order that sold it. */
+                                order: string | null;
+                                /** @description The `cus_` id of the customer who holds it. */
+                                customer: string | null;
+                                /** @description Who the ticket is for, when named. */
+                                attendee_name: string | null;
+                                /** @description The ticket's status, as the venue names it. */
+                                status: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the attendee was checked in; null until then.
+                                 */
+                                checked_in_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "ticket.updated";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The ticket as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `tkt_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `ticket`.
+                                 * @enum {string}
+                                 */
+                                object: "ticket";
+                                /** @description The `evt_` id of the event. */
+                                event: string | null;
+                                /** @description The `evd_` id of the event date this ticket is for. */
+                                event_date: string | null;
+                                /** @description The `ord_` id of the order that sold it. */
+                                order: string | null;
+                                /** @description The `cus_` id of the customer who holds it. */
+                                customer: string | null;
+                                /** @description Who the ticket is for, when named. */
+                                attendee_name: string | null;
+                                /** @description The ticket's status, as the venue names it. */
+                                status: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the attendee was checked in; null until then.
+                                 */
+                                checked_in_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "gift_card.created";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The gift card as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `gft_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `gift_card`.
+                                 * @enum {string}
+                                 */
+                                object: "gift_card";
+                                /** @description Last four characters of the code. */
+                                code_last4: string | null;
+                                /** @description What is left on the card, in whole cents. */
+                                balance: number;
+                                /**
+                                 * Format: date-time
+                                 * @description When the card expires; null if it never does.
+                                 */
+                                expires_at: string | null;
+                                /** @description False once the card was cancelled. */
+                                active: boolean;
+                                /** @description The `cus_` id of the customer who holds the card. */
+                                holder: string | null;
+                                /** @description The `cus_` id of the customer who bought it. */
+                                buyer: string | null;
+                                /** @description The name the card was made out to. */
+                                recipient_name: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the card was sent to its recipient.
+                                 */
+                                delivered_at: string | null;
+                                /** @description Every change to the balance, oldest first. */
+                                movements: {
+                                    /** @description For example issue, redeem, refund. */
+                                    type: string | null;
+                                    /** @description Whole cents this movement moved. */
+                                    amount: number;
+                                    /** @description The balance after this movement, in cents. */
+                                    balance_after: number | null;
+                                    /** @description The `ord_` id of the order it happened on, if any. */
+                                    order: string | null;
+                                    /** @description The `bkg_` id of the booking it paid for, if any. */
+                                    booking: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When it happened (UTC, ISO 8601).
+                                     */
+                                    created_at: string;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "gift_card.updated";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The gift card as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `gft_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `gift_card`.
+                                 * @enum {string}
+                                 */
+                                object: "gift_card";
+                                /** @description Last four characters of the code. */
+                                code_last4: string | null;
+                                /** @description What is left on the card, in whole cents. */
+                                balance: number;
+                                /**
+                                 * Format: date-time
+                                 * @description When the card expires; null if it never does.
+                                 */
+                                expires_at: string | null;
+                                /** @description False once the card was cancelled. */
+                                active: boolean;
+                                /** @description The `cus_` id of the customer who holds the card. */
+                                holder: string | null;
+                                /** @description The `cus_` id of the customer who bought it. */
+                                buyer: string | null;
+                                /** @description The name the card was made out to. */
+                                recipient_name: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the card was sent to its recipient.
+                                 */
+                                delivered_at: string | null;
+                                /** @description Every change to the balance, oldest first. */
+                                movements: {
+                                    /** @description For example issue, redeem, refund. */
+                                    type: string | null;
+                                    /** @description Whole cents this movement moved. */
+                                    amount: number;
+                                    /** @description The balance after this movement, in cents. */
+                                    balance_after: number | null;
+                                    /** @description The `ord_` id of the order it happened on, if any. */
+                                    order: string | null;
+                                    /** @description The `bkg_` id of the booking it paid for, if any. */
+                                    booking: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When it happened (UTC, ISO 8601).
+                                     */
+                                    created_at: string;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "venue.created";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The venue as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `ven_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `venue`.
+                                 * @enum {string}
+                                 */
+                                object: "venue";
+                                /** @description The venue's name as customers see it. */
+                                name: string;
+                                /** @description A short, URL-safe name, unique in the workspace. */
+                                slug: string;
+                                /** @description The short code on the venue's booking numbers. */
+                                booking_code: string | null;
+                                /** @description IANA timezone in which every local time at this venue is read. */
+                                timezone: string;
+                                /** @description Lowercase ISO 4217 code of the venue's prices. */
+                                currency: string | null;
+                                /** @description Where the venue is. */
+                                address: {
+                                    /** @description Street address. */
+                                    line1: string | null;
+                                    /** @description City or suburb. */
+                                    city: string | null;
+                                    /** @description State or region. */
+                                    state: string | null;
+                                    /** @description Postal code. */
+                                    postal_code: string | null;
+                                    /** @description Country. */
+                                    country: string | null;
+                                };
+                                /** @description The venue's public phone number. */
+                                phone: string | null;
+                                /** @description The venue's public email address. */
+                                email: string | null;
+                                /** @description False for a venue that no longer trades. */
+                                active: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "venue.updated";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The venue as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `ven_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `venue`.
+                                 * @enum {string}
+                                 */
+                                object: "venue";
+                                /** @description The venue's name as customers see it. */
+                                name: string;
+                                /** @description A short, URL-safe name, unique in the workspace. */
+                                slug: string;
+                                /** @description The short code on the venue's booking numbers. */
+                                booking_code: string | null;
+                                /** @description IANA timezone in which every local time at this venue is read. */
+                                timezone: string;
+                                /** @description Lowercase ISO 4217 code of the venue's prices. */
+                                currency: string | null;
+                                /** @description Where the venue is. */
+                                address: {
+                                    /** @description Street address. */
+                                    line1: string | null;
+                                    /** @description City or suburb. */
+                                    city: string | null;
+                                    /** @description State or region. */
+                                    state: string | null;
+                                    /** @description Postal code. */
+                                    postal_code: string | null;
+                                    /** @description Country. */
+                                    country: string | null;
+                                };
+                                /** @description The venue's public phone number. */
+                                phone: string | null;
+                                /** @description The venue's public email address. */
+                                email: string | null;
+                                /** @description False for a venue that no longer trades. */
+                                active: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "activity.created";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The activity as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `act_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `activity`.
+                                 * @enum {string}
+                                 */
+                                object: "activity";
+                                /** @description The name customers see. */
+                                name: string;
+                                /** @description A short, URL-safe name, unique in the workspace. */
+                                slug: string;
+                                /** @description What it is, for customers. */
+                                description: string | null;
+                                /** @description Whether it is on sale, as the venue names it. */
+                                status: string | null;
+                                /**
+                                 * @description Priced per head or at a flat rate.
+                                 * @enum {string|null}
+                                 */
+                                pricing_model: "per_head" | "flat_rate" | null;
+                                /** @description Integer cents or null. */
+                                prices: {
+                                    /** @description Price per adult, in whole cents. */
+                                    adult: number | null;
+                                    /** @description Price per junior, in whole cents. */
+                                    junior: number | null;
+                                    /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                                    flat_rate: number | null;
+                                };
+                                /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
+                                peak_prices: {
+                                    /** @description Price per adult, in whole cents. */
+                                    adult: number | null;
+                                    /** @description Price per junior, in whole cents. */
+                                    junior: number | null;
+                                    /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                                    flat_rate: number | null;
+                                } | null;
+                                /** @description How many guests a booking may have; null where there is no limit. */
+                                guests: {
+                                    /** @description Fewest adults a booking may have. */
+                                    min_adults: number | null;
+                                    /** @description Most adults a booking may have. */
+                                    max_adults: number | null;
+                                    /** @description Fewest juniors a booking may have. */
+                                    min_juniors: number | null;
+                                    /** @description Most juniors a booking may have. */
+                                    max_juniors: number | null;
+                                    /** @description Most guests in all a booking may have. */
+                                    max_guests: number | null;
+                                };
+                                /** @description True when only staff can book it. */
+                                staff_only: boolean;
+                                /** @description Where it is sold. Empty means every venue. */
+                                venues: string[];
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "activity.updated";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The activity as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `act_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `activity`.
+                                 * @enum {string}
+                                 */
+                                object: "activity";
+                                /** @description The name customers see. */
+                                name: string;
+                                /** @description A short, URL-safe name, unique in the workspace. */
+                                slug: string;
+                                /** @description What it is, for customers. */
+                                description: string | null;
+                                /** @description Whether it is on sale, as the venue names it. */
+                                status: string | null;
+                                /**
+                                 * @description Priced per head or at a flat rate.
+                                 * @enum {string|null}
+                                 */
+                                pricing_model: "per_head" | "flat_rate" | null;
+                                /** @description Integer cents or null. */
+                                prices: {
+                                    /** @description Price per adult, in whole cents. */
+                                    adult: number | null;
+                                    /** @description Price per junior, in whole cents. */
+                                    junior: number | null;
+                                    /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                                    flat_rate: number | null;
+                                };
+                                /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
+                                peak_prices: {
+                                    /** @description Price per adult, in whole cents. */
+                                    adult: number | null;
+                                    /** @description Price per junior, in whole cents. */
+                                    junior: number | null;
+                                    /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                                    flat_rate: number | null;
+                                } | null;
+                                /** @description How many guests a booking may have; null where there is no limit. */
+                                guests: {
+                                    /** @description Fewest adults a booking may have. */
+                                    min_adults: number | null;
+                                    /** @description Most adults a booking may have. */
+                                    max_adults: number | null;
+                                    /** @description Fewest juniors a booking may have. */
+                                    min_juniors: number | null;
+                                    /** @description Most juniors a booking may have. */
+                                    max_juniors: number | null;
+                                    /** @description Most guests in all a booking may have. */
+                                    max_guests: number | null;
+                                };
+                                /** @description True when only staff can book it. */
+                                staff_only: boolean;
+                                /** @description Where it is sold. Empty means every venue. */
+                                venues: string[];
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "package.created";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The package as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `pkg_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `package`.
+                                 * @enum {string}
+                                 */
+                                object: "package";
+                                /** @description The name customers see. */
+                                name: string;
+                                /** @description A short, URL-safe name, unique in the workspace. */
+                                slug: string;
+                                /** @description What it is, for customers. */
+                                description: string | null;
+                                /** @description Whether it is on sale, as the venue names it. */
+                                status: string | null;
+                                /**
+                                 * @description Priced per head or at a flat rate.
+                                 * @enum {string|null}
+                                 */
+                                pricing_model: "per_head" | "flat_rate" | null;
+                                /** @description Integer cents or null. */
+                                prices: {
+                                    /** @description Price per adult, in whole cents. */
+                                    adult: number | null;
+                                    /** @description Price per junior, in whole cents. */
+                                    junior: number | null;
+                                    /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                                    flat_rate: number | null;
+                                    /** @description The package's base price before per-head prices, in whole cents. */
+                                    base: number | null;
+                                };
+                                /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
+                                peak_prices: {
+                                    /** @description Price per adult, in whole cents. */
+                                    adult: number | null;
+                                    /** @description Price per junior, in whole cents. */
+                                    junior: number | null;
+                                    /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                                    flat_rate: number | null;
+                                    /** @description The package's base price before per-head prices, in whole cents. */
+                                    base: number | null;
+                                } | null;
+                                /** @description How many guests a booking may have; null where there is no limit. */
+                                guests: {
+                                    /** @description Fewest adults a booking may have. */
+                                    min_adults: number | null;
+                                    /** @description Most adults a booking may have. */
+                                    max_adults: number | null;
+                                    /** @description Fewest juniors a booking may have. */
+                                    min_juniors: number | null;
+                                    /** @description Most juniors a booking may have. */
+                                    max_juniors: number | null;
+                                    /** @description Most guests in all a booking may have. */
+                                    max_guests: number | null;
+                                };
+                                /** @description True when only staff can book it. */
+                                staff_only: boolean;
+                                /** @description Where it is sold. Empty means every venue. */
+                                venues: string[];
+                                /** @description How long the package lasts, in minutes. */
+                                duration_minutes: number | null;
+                                /** @description The deposit a booking must pay; null when none. */
+                                deposit: {
+                                    /** @description How the deposit is worked out, as the venue names it. */
+                                    type: string | null;
+                                    /** @description The deposit's amount or rate. */
+                                    value: number | null;
+                                } | null;
+                                /** @description First day it can be booked for, yyyy-MM-dd. */
+                                available_from: string | null;
+                                /** @description Last day it can be booked for, yyyy-MM-dd. */
+                                available_until: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "package.updated";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The package as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `pkg_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `package`.
+                                 * @enum {string}
+                                 */
+                                object: "package";
+                                /** @description The name customers see. */
+                                name: string;
+                                /** @description A short, URL-safe name, unique in the workspace. */
+                                slug: string;
+                                /** @description What it is, for customers. */
+                                description: string | null;
+                                /** @description Whether it is on sale, as the venue names it. */
+                                status: string | null;
+                                /**
+                                 * @description Priced per head or at a flat rate.
+                                 * @enum {string|null}
+                                 */
+                                pricing_model: "per_head" | "flat_rate" | null;
+                                /** @description Integer cents or null. */
+                                prices: {
+                                    /** @description Price per adult, in whole cents. */
+                                    adult: number | null;
+                                    /** @description Price per junior, in whole cents. */
+                                    junior: number | null;
+                                    /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                                    flat_rate: number | null;
+                                    /** @description The package's base price before per-head prices, in whole cents. */
+                                    base: number | null;
+                                };
+                                /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
+                                peak_prices: {
+                                    /** @description Price per adult, in whole cents. */
+                                    adult: number | null;
+                                    /** @description Price per junior, in whole cents. */
+                                    junior: number | null;
+                                    /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                                    flat_rate: number | null;
+                                    /** @description The package's base price before per-head prices, in whole cents. */
+                                    base: number | null;
+                                } | null;
+                                /** @description How many guests a booking may have; null where there is no limit. */
+                                guests: {
+                                    /** @description Fewest adults a booking may have. */
+                                    min_adults: number | null;
+                                    /** @description Most adults a booking may have. */
+                                    max_adults: number | null;
+                                    /** @description Fewest juniors a booking may have. */
+                                    min_juniors: number | null;
+                                    /** @description Most juniors a booking may have. */
+                                    max_juniors: number | null;
+                                    /** @description Most guests in all a booking may have. */
+                                    max_guests: number | null;
+                                };
+                                /** @description True when only staff can book it. */
+                                staff_only: boolean;
+                                /** @description Where it is sold. Empty means every venue. */
+                                venues: string[];
+                                /** @description How long the package lasts, in minutes. */
+                                duration_minutes: number | null;
+                                /** @description The deposit a booking must pay; null when none. */
+                                deposit: {
+                                    /** @description How the deposit is worked out, as the venue names it. */
+                                    type: string | null;
+                                    /** @description The deposit's amount or rate. */
+                                    value: number | null;
+                                } | null;
+                                /** @description First day it can be booked for, yyyy-MM-dd. */
+                                available_from: string | null;
+                                /** @description Last day it can be booked for, yyyy-MM-dd. */
+                                available_until: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "event.created";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The event as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `evt_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `event`.
+                                 * @enum {string}
+                                 */
+                                object: "event";
+                                /** @description The event's name. */
+                                name: string;
+                                /** @description A short, URL-safe name, unique in the workspace. */
+                                slug: string;
+                                /** @description What the event is, for customers. */
+                                description: string | null;
+                                /** @description Whether it is on sale, as the venue names it. */
+                                status: string | null;
+                                /** @description The `ven_` id of the venue it is at. */
+                                venue: string | null;
+                                /** @description Cents. */
+                                price_per_ticket: number | null;
+                                /** @description The ticket limit the venue set. */
+                                max_tickets: number | null;
+                                /** @description The fewest tickets an order may have, as the venue set it. */
+                                min_tickets: number | null;
+                                /** @description Youngest age admitted, in years. */
+                                min_age: number | null;
+                                /** @description How long it lasts, in minutes. */
+                                duration_minutes: number | null;
+                                /** @description How its dates work: one date, several, or a series. */
+                                date_mode: string | null;
+                                /** @description The IANA timezone its local dates and times are read in. */
+                                timezone: string | null;
+                                /** @description True when only staff can sell it. */
+                                staff_only: boolean;
+                                /** @description Its dates. */
+                                dates: {
+                                    /** @description A `evd_` id. */
+                                    id: string;
+                                    /** @description The date's name, when it has one. */
+                                    label: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When it starts (UTC).
+                                     */
+                                    scheduled_at: string | null;
+                                    /** @description The day it starts on the venue's calendar. */
+                                    local_date: string | null;
+                                    /** @description The time it starts on the venue's clock. */
+                                    local_time: string | null;
+                                    /** @description How long it lasts, in minutes. */
+                                    duration_minutes: number | null;
+                                    /** @description Most tickets this date sells. */
+                                    max_tickets: number | null;
+                                    /** @description Cents. */
+                                    price_per_ticket: number | null;
+                                    /** @description The date's status. */
+                                    status: string | null;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "event.updated";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The event as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `evt_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `event`.
+                                 * @enum {string}
+                                 */
+                                object: "event";
+                                /** @description The event's name. */
+                                name: string;
+                                /** @description A short, URL-safe name, unique in the workspace. */
+                                slug: string;
+                                /** @description What the event is, for customers. */
+                                description: string | null;
+                                /** @description Whether it is on sale, as the venue names it. */
+                                status: string | null;
+                                /** @description The `ven_` id of the venue it is at. */
+                                venue: string | null;
+                                /** @description Cents. */
+                                price_per_ticket: number | null;
+                                /** @description The ticket limit the venue set. */
+                                max_tickets: number | null;
+                                /** @description The fewest tickets an order may have, as the venue set it. */
+                                min_tickets: number | null;
+                                /** @description Youngest age admitted, in years. */
+                                min_age: number | null;
+                                /** @description How long it lasts, in minutes. */
+                                duration_minutes: number | null;
+                                /** @description How its dates work: one date, several, or a series. */
+                                date_mode: string | null;
+                                /** @description The IANA timezone its local dates and times are read in. */
+                                timezone: string | null;
+                                /** @description True when only staff can sell it. */
+                                staff_only: boolean;
+                                /** @description Its dates. */
+                                dates: {
+                                    /** @description A `evd_` id. */
+                                    id: string;
+                                    /** @description The date's name, when it has one. */
+                                    label: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description When it starts (UTC).
+                                     */
+                                    scheduled_at: string | null;
+                                    /** @description The day it starts on the venue's calendar. */
+                                    local_date: string | null;
+                                    /** @description The time it starts on the venue's clock. */
+                                    local_time: string | null;
+                                    /** @description How long it lasts, in minutes. */
+                                    duration_minutes: number | null;
+                                    /** @description Most tickets this date sells. */
+                                    max_tickets: number | null;
+                                    /** @description Cents. */
+                                    price_per_ticket: number | null;
+                                    /** @description The date's status. */
+                                    status: string | null;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "list.created";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The list as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `lst_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `list`.
+                                 * @enum {string}
+                                 */
+                                object: "list";
+                                /** @description The list's name. */
+                                name: string;
+                                /** @description A short, URL-safe name, unique in the workspace. */
+                                slug: string;
+                                /** @description What the list is for. */
+                                description: string | null;
+                                /** @description `manual`, or a list kept by a rule. */
+                                kind: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "list.updated";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The list as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `lst_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `list`.
+                                 * @enum {string}
+                                 */
+                                object: "list";
+                                /** @description The list's name. */
+                                name: string;
+                                /** @description A short, URL-safe name, unique in the workspace. */
+                                slug: string;
+                                /** @description What the list is for. */
+                                description: string | null;
+                                /** @description `manual`, or a list kept by a rule. */
+                                kind: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "tag.created";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The tag as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `tag_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `tag`.
+                                 * @enum {string}
+                                 */
+                                object: "tag";
+                                /** @description The tag's name, unique in the workspace. */
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    } | {
+                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+                        id: string;
+                        /**
+                         * @description Always `webhook_event`.
+                         * @enum {string}
+                         */
+                        object: "webhook_event";
+                        /**
+                         * @description What happened.
+                         * @enum {string}
+                         */
+                        type: "tag.updated";
+                        /**
+                         * Format: date-time
+                         * @description When the change was made; receivers order events by it.
+                         */
+                        created_at: string;
+                        /** @description true for a live change, false for a test one. */
+                        livemode: boolean;
+                        /** @description The record after the change. */
+                        data: {
+                            /** @description The tag as the import wrote it, in the shape GET answers. */
+                            object: {
+                                /** @description A `tag_` id. */
+                                id: string;
+                                /**
+                                 * @description Always `tag`.
+                                 * @enum {string}
+                                 */
+                                object: "tag";
+                                /** @description The tag's name, unique in the workspace. */
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC, ISO 8601 with milliseconds and Z.
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Not modified */
+            304: {
+                headers: {
+                    /** @description `req_…`: quote it when reporting a failure. */
+                    "Request-Id"?: string;
+                    /** @description The version that served the request. */
+                    "Service-Version"?: string;
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description `"default";q=<requests per minute>;w=60`: the key's per-minute allowance. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `"default";r=<left this minute>;t=<seconds to reset>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
