@@ -144,8 +144,11 @@ describe('venue-api-client listen and trigger', { timeout: 90_000 }, () => {
         type: 'customer.created',
         verified: true,
       });
-      expect(listen.out.stdout).toMatch(
-        new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\S+ customer\\.created ${createdId} -> 204 \\(\\d+ ms\\)$`, 'm'),
+      // Printed once the receiver's answer is in, so after the receiver has it.
+      const line = new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\S+ customer\\.created ${createdId} -> 204 \\(\\d+ ms\\)$`, 'm');
+      await until(
+        () => line.test(listen.out.stdout),
+        () => listen.out.stdout,
       );
 
       // An update, outside --events, is not forwarded; a deletion is. The creation after both
