@@ -101,7 +101,10 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    // parseArgs throws a TypeError whose code names the mistake (ERR_PARSE_ARGS_UNKNOWN_OPTION, …).
+    const usage =
+      err instanceof UsageError ||
+      (err instanceof Error && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'));
     out.error(`venue-api-client: ${usage ? (err as Error).message : describeError(err)}`);
     if (usage) out.error("Run 'venue-api-client --help' for the commands.");
     process.exitCode = 1;

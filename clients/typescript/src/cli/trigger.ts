@@ -12,7 +12,7 @@ export type Trigger = (typeof TRIGGERS)[number];
 
 export const isTrigger = (value: string): value is Trigger => (TRIGGERS as readonly string[]).includes(value);
 
-/** The event is written with its change, so it is there at once; this is slack for a slow read replica or clock. */
+/** The event commits with its change, so the first read should find it; the next reads cover an API whose reads lag its writes. */
 const FIND_FOR_MS = 10_000;
 const FIND_EVERY_MS = 250;
 
