@@ -34,6 +34,7 @@ export const GUIDE_TITLES = [
   'Errors',
   'Limits',
   'Webhooks',
+  'Catching up after downtime',
 ] as const;
 
 export function guides(baseUrl: string): string {
@@ -164,5 +165,52 @@ A key's first 24 hours are its first sync and are not held against it: walk ever
 
 **Do not re-walk every customer to find the deleted ones.** On a live key past its first day, a full walk of the customers is more than half of them in 24 hours, and pauses the key. Sync with \`updated_since\` instead (see Pagination): keep the time each walk started and ask only for what changed since. To check one customer you hold, \`GET /customers/{id}\` answers 404 once it is deleted.
 
-${webhooksGuide()}`;
+${webhooksGuide()}
+${catchingUpGuide(base, auth)}`;
+}
+
+/** After the Webhooks guide: reading the events feed back, and the client's listen and trigger. */
+function catchingUpGuide(base: string, auth: string): string {
+  const since = '2026-10-08T00:00:00Z';
+  return `## Catching up after downtime
+
+A receiver that was down past the last retry, or lost events it had answered 2xx to, reads what it missed from the events feed. \`GET /webhook-events\` lists every change to the records your key may read, in its mode, as the same \`webhook_event\` a delivery carries, with the same \`id\`, whether or not an endpoint took it; events are kept \`EVENT_RETENTION_DAYS\` days (365 by default). Any key may read it; a masked key's events are masked, and a restricted key sees the events of the collections in its \`can_read\` only. \`GET /webhook-events/{id}\` answers one event.
+
+1. Keep the \`created_at\` of the last event you handled.
+2. Ask for the events made at or after a little before it (\`created_since\`, ISO 8601 with an offset, inclusive), only of the types you handle (\`type\`, comma-separated), and page with \`next_cursor\` as \`starting_after\` until \`has_more\` is false:
+
+\`\`\`sh
+curl -s "${base}/webhook-events?created_since=${since}&type=customer.created,customer.updated,customer.deleted&limit=100" ${auth}
+curl -s "${base}/webhook-events?created_since=${since}&type=customer.created,customer.updated,customer.deleted&limit=100&starting_after=$NEXT_CURSOR" ${auth}
+\`\`\`
+
+3. Pages are newest first: handle the events oldest first, by \`created_at\`.
+4. Dedupe on \`id\`, as for deliveries: the events you handled before the outage, and the retries that arrive while you catch up, carry ids you have stored; skip them.
+
+Why a little before: an event's \`created_at\` is taken when its change begins, before it commits, so an event can reach the feed just after a later one. Starting from a minute before your last event and skipping the ids you know misses none. An unknown \`type\` (\`webhook.test\` included: test events are deliveries only) is 400 \`invalid_request\`.
+
+With \`venue-api-client\`:
+
+\`\`\`ts
+const missed = [];
+for await (const event of venue.webhookEvents.list({ created_since: since, limit: 100 })) {
+  if (!(await handledBefore(event.id))) missed.push(event);
+}
+for (const event of missed.reverse()) await handle(event); // oldest first
+\`\`\`
+
+### Developing a receiver: listen and trigger
+
+The client package's command line brings events to a receiver on your own machine, where the API cannot deliver (an endpoint's URL must be a public \`https://\` one). With \`VENUE_API_KEY\` and \`VENUE_API_URL\` set (or \`--key\` and \`--url\`):
+
+\`\`\`sh
+npx venue-api-client listen --forward-to http://localhost:3000/venue/webhooks --events customer.created,customer.deleted
+# Ready. Signing secret: whsec_…
+npx venue-api-client trigger customer.created
+# whe_…
+\`\`\`
+
+\`listen\` makes a \`whsec_\` secret for the session and prints it first: give it to your receiver. It then follows the feed from that moment, about once a second, and POSTs each new event (of the \`--events\` types, or all) to the URL, once, with the headers and signature of a real delivery, printing one line per event: \`<time> <type> <id> -> <status> (<ms> ms)\`, or the connection error. It is not retried: trigger the change again. Ctrl-C stops it.
+
+\`trigger customer.created|customer.updated|customer.deleted\` (test keys only; a live key is refused before any request) makes that change to a throwaway test customer through the API, made first for an update or a deletion, and prints the event's id, so you can check your receiver got it. \`DELETE /test-data\` removes the customers it made.`;
 }

@@ -280,14 +280,14 @@ const key = {
   can_write: [...WRITES],
 };
 
-/** A `customer.created` event as the feed and a delivery carry it. */
+/** A customer.updated event as the feed serves it (and a delivery carries it). */
 const webhookEvent = {
-  id: 'whe_0VcIT8uLgxhyfOc6dbvQS7',
+  id: id('whe', '2kXq9TzL1mWb7RcYp4Hs'),
   object: 'webhook_event',
-  type: 'customer.created',
-  created_at: customer.created_at,
-  livemode: customer.livemode,
-  data: { object: customer },
+  type: 'customer.updated',
+  created_at: UPDATED,
+  livemode: false,
+  data: { object: { ...customer, nickname: 'Countess', version: '5' }, previous_attributes: { nickname: null } },
 };
 
 export interface OperationDoc {

@@ -7,6 +7,7 @@ import {
   verifyWebhook,
   type WebhookEvent,
   type WebhookEventOf,
+  signWebhook,
   WebhookVerificationError,
 } from 'venue-api-client';
 import { describe, expect, it } from 'vitest';
@@ -106,6 +107,17 @@ describe('verifyWebhook', () => {
     const headers = headersFor(secret);
     expect(new Webhook(secret).verify(body, headers)).toEqual(event);
     expect(await verifyWebhook(body, headers, secret)).toEqual(event);
+  });
+
+  it('signWebhook signs as the API does: the scheme above, which both verifiers accept', async () => {
+    const secret = newSecret();
+    const timestamp = now();
+    const signature = await signWebhook(body, event.id, timestamp, secret);
+    expect(signature).toBe(sign(secret, event.id, timestamp, body));
+    const headers = { 'webhook-id': event.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature };
+    expect(new Webhook(secret).verify(body, headers)).toEqual(event);
+    expect(await verifyWebhook(body, headers, secret)).toEqual(event);
+    expect(await signWebhook(body, event.id, timestamp, newSecret())).not.toBe(signature);
   });
 
   it('accepts any of the signatures while a rotated secret still signs, and ignores other versions', async () => {

@@ -12,12 +12,14 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 /**
- * `npm run build`: venue-api-client's dist/ first (the MCP server imports it, and the bundle
- * takes it in), then tsc to dist/, then the bundle (scripts/bundle.mjs) the processes run.
+ * `npm run build`: venue-api-client's dist/ first, its library and its command line (the MCP
+ * server imports it, and the bundle takes it in), then tsc to dist/, then the bundle
+ * (scripts/bundle.mjs) the processes run.
  */
 function build(): void {
   for (const args of [
     [TSC, '-p', join('clients', 'typescript', 'tsconfig.json')],
+    [TSC, '-p', join('clients', 'typescript', 'tsconfig.cli.json')],
     [TSC, '-p', 'tsconfig.build.json'],
     [join(ROOT, 'scripts', 'bundle.mjs')],
   ]) {

@@ -21,7 +21,9 @@ import type {
   TicketListParams,
   Venue,
   VenueListParams,
+  WebhookEventListParams,
 } from './types.ts';
+import type { WebhookFeedEvent } from './webhook-events.ts';
 
 export interface VenueClientOptions {
   /** `vw_test_…` or `vw_live_…`. */
@@ -58,6 +60,8 @@ export class VenueClient {
   readonly events: ReadResource<Event, EventListParams>;
   readonly tickets: ReadResource<Ticket, TicketListParams>;
   readonly giftCards: ReadResource<GiftCard, GiftCardListParams>;
+  /** The events feed: every change this key may read, as the event a webhook delivery carries. */
+  readonly webhookEvents: ReadResource<WebhookFeedEvent, WebhookEventListParams>;
   readonly testData: TestDataResource;
   private readonly transport: TransportOptions;
 
@@ -88,6 +92,7 @@ export class VenueClient {
     this.events = new ReadResource(transport, '/events');
     this.tickets = new ReadResource(transport, '/tickets');
     this.giftCards = new ReadResource(transport, '/gift-cards');
+    this.webhookEvents = new ReadResource(transport, '/webhook-events');
     this.testData = new TestDataResource(transport);
   }
 

@@ -7,6 +7,7 @@ export { SERVICE_VERSION } from './generated/version.ts';
 export type * from './types.ts';
 export type { components, operations, paths } from './generated/openapi.ts';
 export {
+  signWebhook,
   verifyWebhook,
   WebhookVerificationError,
   type VerifyWebhookOptions,

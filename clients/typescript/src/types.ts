@@ -42,6 +42,7 @@ export type PackageListParams = QueryOf<'listPackages'>;
 export type EventListParams = QueryOf<'listEvents'>;
 export type TicketListParams = QueryOf<'listTickets'>;
 export type GiftCardListParams = QueryOf<'listGiftCards'>;
+export type WebhookEventListParams = QueryOf<'listWebhookEvents'>;
 
 export type CustomerCreateParams = BodyOf<'createCustomer'>;
 export type CustomerUpdateParams = BodyOf<'updateCustomer'>;

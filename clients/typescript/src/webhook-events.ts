@@ -13,6 +13,9 @@ export type WebhookEventType = WebhookEvent['type'];
 /** The event of one type: `WebhookEventOf<'customer.updated'>`. */
 export type WebhookEventOf<T extends WebhookEventType> = Extract<WebhookEvent, { type: T }>;
 
+/** An event of the feed (`GET /webhook-events`): any type but `webhook.test`, which is a delivery only. */
+export type WebhookFeedEvent = Exclude<WebhookEvent, { type: 'webhook.test' }>;
+
 /**
  * An endpoint as the console and `venue-api webhooks list --json` show it; its secret is
  * never in it. No API route serves endpoints, so the OpenAPI document does not describe it.

@@ -68,11 +68,7 @@ export async function verifyWebhook(
   const [id, timestamp, signatures] = values as [string, string, string];
   checkTimestamp(timestamp, tolerance);
 
-  const key = await crypto.subtle.importKey('raw', secretBytes(secret), HMAC_SHA256, false, ['sign']);
-  const body = typeof payload === 'string' ? encoder.encode(payload) : payload;
-  const expected = new Uint8Array(
-    await crypto.subtle.sign('HMAC', key, concat(encoder.encode(`${id}.${timestamp}.`), body)),
-  );
+  const expected = await hmac(secret, id, timestamp, payload);
   const matches = signatures
     .split(' ')
     .map((entry) => entry.split(','))
@@ -92,6 +88,27 @@ export async function verifyWebhook(
   } catch {
     throw new WebhookVerificationError('invalid_payload', 'The signed payload is not JSON.');
   }
+}
+
+/**
+ * The `webhook-signature` value the API sends: `v1,` and the base64 HMAC-SHA256 of
+ * `<id>.<timestamp>.<payload>` keyed by the secret's decoded bytes. `venue-api-client listen`
+ * signs what it forwards with it; a receiver's tests may sign their own deliveries.
+ */
+export async function signWebhook(
+  payload: string | Uint8Array,
+  id: string,
+  timestamp: number,
+  secret: string,
+): Promise<string> {
+  const mac = await hmac(secret, id, String(timestamp), payload);
+  return `v1,${btoa(String.fromCharCode(...mac))}`;
+}
+
+async function hmac(secret: string, id: string, timestamp: string, payload: string | Uint8Array) {
+  const key = await crypto.subtle.importKey('raw', secretBytes(secret), HMAC_SHA256, false, ['sign']);
+  const body = typeof payload === 'string' ? encoder.encode(payload) : payload;
+  return new Uint8Array(await crypto.subtle.sign('HMAC', key, concat(encoder.encode(`${id}.${timestamp}.`), body)));
 }
 
 /** A header's value by its name in any case; a repeated one's values joined by spaces. */

@@ -7634,10 +7634,10 @@ export interface operations {
                      *       "object": "list",
                      *       "data": [
                      *         {
-                     *           "id": "whe_0VcIT8uLgxhyfOc6dbvQS7",
+                     *           "id": "whe_2kXq9TzL1mWb7RcYp4Hs00",
                      *           "object": "webhook_event",
-                     *           "type": "customer.created",
-                     *           "created_at": "2026-09-14T02:11:09.412Z",
+                     *           "type": "customer.updated",
+                     *           "created_at": "2026-10-02T23:45:01.007Z",
                      *           "livemode": false,
                      *           "data": {
                      *             "object": {
@@ -7645,7 +7645,7 @@ export interface operations {
                      *               "object": "customer",
                      *               "first_name": "Ada",
                      *               "last_name": "Lovelace",
-                     *               "nickname": null,
+                     *               "nickname": "Countess",
                      *               "email": "ada@example.com",
                      *               "phone": "+61412345678",
                      *               "date_of_birth": "1990-12-10",
@@ -7683,7 +7683,10 @@ export interface operations {
                      *               "livemode": false,
                      *               "created_at": "2026-09-14T02:11:09.412Z",
                      *               "updated_at": "2026-10-02T23:45:01.007Z",
-                     *               "version": "4"
+                     *               "version": "5"
+                     *             },
+                     *             "previous_attributes": {
+                     *               "nickname": null
                      *             }
                      *           }
                      *         }
@@ -9896,10 +9899,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "whe_0VcIT8uLgxhyfOc6dbvQS7",
+                     *       "id": "whe_2kXq9TzL1mWb7RcYp4Hs00",
                      *       "object": "webhook_event",
-                     *       "type": "customer.created",
-                     *       "created_at": "2026-09-14T02:11:09.412Z",
+                     *       "type": "customer.updated",
+                     *       "created_at": "2026-10-02T23:45:01.007Z",
                      *       "livemode": false,
                      *       "data": {
                      *         "object": {
@@ -9907,7 +9910,7 @@ export interface operations {
                      *           "object": "customer",
                      *           "first_name": "Ada",
                      *           "last_name": "Lovelace",
-                     *           "nickname": null,
+                     *           "nickname": "Countess",
                      *           "email": "ada@example.com",
                      *           "phone": "+61412345678",
                      *           "date_of_birth": "1990-12-10",
@@ -9945,7 +9948,10 @@ export interface operations {
                      *           "livemode": false,
                      *           "created_at": "2026-09-14T02:11:09.412Z",
                      *           "updated_at": "2026-10-02T23:45:01.007Z",
-                     *           "version": "4"
+                     *           "version": "5"
+                     *         },
+                     *         "previous_attributes": {
+                     *           "nickname": null
                      *         }
                      *       }
                      *     }
