@@ -82,6 +82,9 @@ export function frameworkErrors(errorsUrl: string, version: string) {
 export function installProblemHandlers(app: FastifyInstance, errorsUrl: string): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof ApiError) return sendProblem(reply, error, errorsUrl);
+    // No route matched, and Fastify refused the request before the not-found handler ran (a
+    // QUERY without Content-Type): it is still a 404 or a 405, never a 400.
+    if (request.is404) return noRoute(request, reply);
     const reason = unavailableReason(error);
     if (reason) {
       // The database cannot serve now (locked by another process, down, over its timeouts,
@@ -107,7 +110,7 @@ export function installProblemHandlers(app: FastifyInstance, errorsUrl: string):
 
   // DECISIONS "HTTP and errors": a path some route has, asked with another method, is 405
   // with Allow; Fastify's router answers which methods it has for the path.
-  app.setNotFoundHandler((request, reply) => {
+  const noRoute = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
     const allowed = app.supportedMethods.filter((method) => app.findRoute({ method, url: path }) !== null);
     if (allowed.length > 0) {
@@ -121,5 +124,6 @@ export function installProblemHandlers(app: FastifyInstance, errorsUrl: string):
       );
     }
     return sendProblem(reply, new ApiError('not_found', `There is no endpoint ${request.method} ${path}.`), errorsUrl);
-  });
+  };
+  app.setNotFoundHandler(noRoute);
 }

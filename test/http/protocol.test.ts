@@ -96,6 +96,11 @@ describe.each(ENGINES)('protocol on %s', (engine) => {
     expect(one.headers.allow).toBe('DELETE, GET, HEAD, PATCH');
     const untag = await t.call(t.keys.test, { method: 'GET', url: '/customers/cus_anything/tags/tag_anything' });
     expect(untag.headers.allow).toBe('DELETE');
+    // QUERY, which Fastify refuses without a Content-Type before any route is asked, likewise.
+    const query = await t.call(t.keys.test, { method: 'QUERY' as 'GET', url: '/key' });
+    problem(query, 405, 'method_not_allowed');
+    expect(query.headers.allow).toBe('GET, HEAD');
+    problem(await t.call(t.keys.test, { method: 'QUERY' as 'GET', url: '/nothing-here' }), 404, 'not_found');
   });
 
   it('a 404 or 405 to a valid key carries its RateLimit headers and counts against its minute', async () => {
