@@ -6,6 +6,7 @@ import { guides } from './guides.ts';
 import { OPERATION_DOCS } from './openapi-examples.ts';
 import { ACCEPTED_VERSIONS, CURRENT_VERSION } from './request-context.ts';
 import { documentedErrors, operationOf, shareErrorResponses } from './openapi-errors.ts';
+import { nameSchemas } from './openapi-schemas.ts';
 
 /**
  * OpenAPI 3.1 built by @fastify/swagger from the route schemas themselves, the same
@@ -14,6 +15,36 @@ import { documentedErrors, operationOf, shareErrorResponses } from './openapi-er
  * only: Idempotency-Key is required on every POST, but its absence is a 428 answered by
  * the idempotency plugin, not a 400 from schema validation.
  */
+/** If-Match: `*`, or one or more ETags of versions (src/http/if-match.ts); If-None-Match: any ETags. */
+const IF_MATCH = '^\\s*(\\*|(W/)?"\\d{1,15}"(\\s*,\\s*(W/)?"\\d{1,15}")*)\\s*$';
+const ENTITY_TAGS = '^\\s*(\\*|(W/)?"[^"]*"(\\s*,\\s*(W/)?"[^"]*")*)\\s*$';
+
+/** Query parameters that are instants: the document says so (the server parses them itself). */
+const INSTANT_PARAMS = new Set(['updated_since', 'created_since', 'scheduled_from', 'scheduled_to']);
+
+function withInstantFormats(querystring: { properties?: Record<string, object> }) {
+  const properties = Object.entries(querystring.properties ?? {}).map(([name, schema]) => [
+    name,
+    INSTANT_PARAMS.has(name) ? { ...schema, format: 'date-time' } : schema,
+  ]);
+  return { ...querystring, properties: Object.fromEntries(properties) };
+}
+
+/** A created customer's id leads to its retrieve, update and delete (for stateful testers and generators). */
+function customerLinks<D extends object>(doc: D): D {
+  const paths = (doc as { paths?: Record<string, Record<string, { responses?: Record<string, object> }>> }).paths;
+  const created = paths?.['/customers']?.post?.responses?.['201'] as Record<string, unknown> | undefined;
+  if (created) {
+    const id = { id: '$response.body#/id' };
+    created.links = {
+      RetrieveCustomer: { operationId: 'retrieveCustomer', parameters: id, description: 'The customer made.' },
+      UpdateCustomer: { operationId: 'updateCustomer', parameters: id, description: 'Change the customer made.' },
+      DeleteCustomer: { operationId: 'deleteCustomer', parameters: id, description: 'Delete the customer made.' },
+    };
+  }
+  return doc;
+}
+
 function documentedHeaders(route: RouteOptions): Record<string, TSchema> | null {
   const access = (route.config as { access?: { kind: string } } | undefined)?.access;
   if (!access || access.kind === 'public') return null;
@@ -28,18 +59,22 @@ function documentedHeaders(route: RouteOptions): Record<string, TSchema> | null 
   };
   if (methods.includes('POST')) {
     headers['idempotency-key'] = Type.String({
+      minLength: 1,
       maxLength: 255,
       description: 'Required on every POST (428 without it). Reuse only to retry the same request; kept 24 hours.',
     });
   }
   if (methods.includes('PATCH')) {
     headers['if-match'] = Type.Optional(
-      Type.String({ description: "The ETag, or the record's version in double quotes. Stale: 412, nothing written." }),
+      Type.String({
+        pattern: IF_MATCH,
+        description: "The ETag, or the record's version in double quotes. Stale: 412, nothing written.",
+      }),
     );
   }
   if (methods.includes('GET') && route.url.includes(':id')) {
     headers['if-none-match'] = Type.Optional(
-      Type.String({ description: 'The ETag of a copy you hold: 304 if unchanged.' }),
+      Type.String({ pattern: ENTITY_TAGS, description: 'The ETag of a copy you hold: 304 if unchanged.' }),
     );
   }
   return headers;
@@ -105,7 +140,7 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
     },
     transformObject: (document) =>
       'openapiObject' in document
-        ? { ...shareErrorResponses(document.openapiObject), webhooks: webhooksDocument() }
+        ? nameSchemas(customerLinks({ ...shareErrorResponses(document.openapiObject), webhooks: webhooksDocument() }))
         : {},
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
@@ -137,6 +172,8 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
           ...(op ? documentedErrors(op, (status) => documentedResponseHeaders(route, status)) : {}),
         };
       }
+      const querystring = (schema as { querystring?: { properties?: Record<string, object> } }).querystring;
+      if (querystring) documented.querystring = withInstantFormats(querystring);
       const headers = documentedHeaders(route);
       if (headers) {
         const existing = (schema as { headers?: { properties?: Record<string, TSchema> } }).headers?.properties ?? {};

@@ -46,17 +46,22 @@ export function IdOf(prefix: string) {
   return Type.String({ pattern: `^${prefix}_[0-9A-Za-z]{22}$`, description: `A \`${prefix}_\` id.` });
 }
 
+/** A page of records; named `<Item>List` after its item's name (`CustomerListItem` makes `CustomerList`). */
 export function ListEnvelope<T extends TSchema>(item: T) {
-  return Type.Object({
-    object: Type.Literal('list', { description: 'Always `list`.' }),
-    data: Type.Array(item, { description: 'This page of records, newest first.' }),
-    has_more: Type.Boolean({ description: 'True while there are more records: ask again with `starting_after`.' }),
-    next_cursor: Type.Optional(
-      Type.String({
-        description: 'Pass it as `starting_after` for the next page; present only while has_more is true.',
-      }),
-    ),
-  });
+  const name = typeof item.title === 'string' ? item.title.replace(/ListItem$/, '') : undefined;
+  return Type.Object(
+    {
+      object: Type.Literal('list', { description: 'Always `list`.' }),
+      data: Type.Array(item, { description: 'This page of records, newest first.' }),
+      has_more: Type.Boolean({ description: 'True while there are more records: ask again with `starting_after`.' }),
+      next_cursor: Type.Optional(
+        Type.String({
+          description: 'Pass it as `starting_after` for the next page; present only while has_more is true.',
+        }),
+      ),
+    },
+    name ? { title: `${name}List` } : {},
+  );
 }
 
 /** The three query parameters every list takes (SPEC "Rules common to all endpoints" 2). */

@@ -10,13 +10,20 @@ type Webhooks = Record<string, { post: { requestBody: { content: Record<string, 
  * (an empty list when every payload does), naming a type the document lacks too.
  */
 export async function payloadChecker(t: TestApp): Promise<(bodies: readonly any[]) => string[]> {
-  const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { webhooks: Webhooks };
+  const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+    webhooks: Webhooks;
+    components: object;
+  };
   const ajv = new Ajv({ strict: false, allErrors: true });
   addFormats.default(ajv);
+  // The event schemas refer to the document's named ones (Customer, …).
+  ajv.addSchema({ components: doc.components }, 'openapi');
+  const inDocument = (schema: object) =>
+    JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"openapi#/components/')) as object;
   const validators = new Map(
     Object.entries(doc.webhooks).map(([type, hook]) => [
       type,
-      ajv.compile(hook.post.requestBody.content['application/json']!.schema),
+      ajv.compile(inDocument(hook.post.requestBody.content['application/json']!.schema)),
     ]),
   );
   return (bodies) =>

@@ -43,11 +43,14 @@ export function bookableFields<P extends TProperties>(prices: P) {
 }
 
 /** SPEC "Activity". */
-export const Activity = Type.Object({
-  id: IdOf('act'),
-  object: Type.Literal('activity', { description: 'Always `activity`.' }),
-  ...bookableFields(Prices.properties),
-  created_at: Instant,
-  updated_at: Instant,
-});
+export const Activity = Type.Object(
+  {
+    id: IdOf('act'),
+    object: Type.Literal('activity', { description: 'Always `activity`.' }),
+    ...bookableFields(Prices.properties),
+    created_at: Instant,
+    updated_at: Instant,
+  },
+  { title: 'Activity' },
+);
 export type Activity = Static<typeof Activity>;

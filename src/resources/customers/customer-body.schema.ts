@@ -80,10 +80,13 @@ export const ListBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const TestDataRemoval = Type.Object({
-  object: Type.Literal('test_data_removal', { description: 'Always `test_data_removal`.' }),
-  customers: Type.Integer({ description: 'Customers removed.' }),
-  tags: Type.Integer({ description: 'Tag memberships removed.' }),
-  list_memberships: Type.Integer({ description: 'List memberships removed.' }),
-});
+export const TestDataRemoval = Type.Object(
+  {
+    object: Type.Literal('test_data_removal', { description: 'Always `test_data_removal`.' }),
+    customers: Type.Integer({ description: 'Customers removed.' }),
+    tags: Type.Integer({ description: 'Tag memberships removed.' }),
+    list_memberships: Type.Integer({ description: 'List memberships removed.' }),
+  },
+  { title: 'TestDataRemoval' },
+);
 export type TestDataRemoval = Static<typeof TestDataRemoval>;

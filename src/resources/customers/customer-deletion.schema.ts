@@ -13,13 +13,14 @@ const CustomerDeletion = Type.Object(
     deleted: Type.Literal(true, { description: 'Always true: the customer was deleted.' }),
     deleted_at: described(Instant, 'When the customer was deleted.'),
   },
-  { description: 'A customer deleted at or after `updated_since`: remove your copy of it.' },
+  { title: 'CustomerDeletion', description: 'A customer deleted at or after `updated_since`: remove your copy of it.' },
 );
 type CustomerDeletion = Static<typeof CustomerDeletion>;
 
 /** A customer list's item: a customer, or (with `include_deleted=true`) a deletion. */
 export const CustomerListItem = Type.Unsafe<Customer | CustomerDeletion>({
   oneOf: [Customer, CustomerDeletion],
+  title: 'CustomerListItem',
   description: 'A customer, or with `include_deleted=true` a deletion (`deleted: true`).',
 });
 

@@ -20,21 +20,24 @@ const Movement = Type.Object({
 });
 
 /** SPEC "Gift card". The whole code is never stored here, so it can never be sent. */
-export const GiftCard = Type.Object({
-  id: IdOf('gft'),
-  object: Type.Literal('gift_card', { description: 'Always `gift_card`.' }),
-  code_last4: Nullable(Type.String({ maxLength: 4, description: 'Last four characters of the code.' })),
-  balance: described(Cents, 'What is left on the card, in whole cents.'),
-  expires_at: described(NullableInstant, 'When the card expires; null if it never does.'),
-  active: Type.Boolean({ description: 'False once the card was cancelled.' }),
-  holder: described(Nullable(IdOf('cus')), 'The `cus_` id of the customer who holds the card.'),
-  buyer: described(Nullable(IdOf('cus')), 'The `cus_` id of the customer who bought it.'),
-  recipient_name: described(NullableString, 'The name the card was made out to.'),
-  delivered_at: described(NullableInstant, 'When the card was sent to its recipient.'),
-  movements: Type.Array(Movement, { description: 'Every change to the balance, oldest first.' }),
-  created_at: Instant,
-  updated_at: Instant,
-});
+export const GiftCard = Type.Object(
+  {
+    id: IdOf('gft'),
+    object: Type.Literal('gift_card', { description: 'Always `gift_card`.' }),
+    code_last4: Nullable(Type.String({ maxLength: 4, description: 'Last four characters of the code.' })),
+    balance: described(Cents, 'What is left on the card, in whole cents.'),
+    expires_at: described(NullableInstant, 'When the card expires; null if it never does.'),
+    active: Type.Boolean({ description: 'False once the card was cancelled.' }),
+    holder: described(Nullable(IdOf('cus')), 'The `cus_` id of the customer who holds the card.'),
+    buyer: described(Nullable(IdOf('cus')), 'The `cus_` id of the customer who bought it.'),
+    recipient_name: described(NullableString, 'The name the card was made out to.'),
+    delivered_at: described(NullableInstant, 'When the card was sent to its recipient.'),
+    movements: Type.Array(Movement, { description: 'Every change to the balance, oldest first.' }),
+    created_at: Instant,
+    updated_at: Instant,
+  },
+  { title: 'GiftCard' },
+);
 export type GiftCard = Static<typeof GiftCard>;
 
 export const GiftCardFilters = {

@@ -51,43 +51,46 @@ const Refund = Type.Object({
 });
 
 /** SPEC "Order". */
-export const Order = Type.Object({
-  id: IdOf('ord'),
-  object: Type.Literal('order', { description: 'Always `order`.' }),
-  number: Type.String({ description: 'The order number a person reads out.' }),
-  reference: described(NullableString, 'An outside reference for the order.'),
-  type: NullableEnum(ORDER_TYPES, { description: 'What the order was for.' }),
-  status: described(NullableString, "The order's status."),
-  venue: described(Nullable(IdOf('ven')), 'The `ven_` id of the venue that sold it.'),
-  customer: described(Nullable(IdOf('cus')), 'The `cus_` id of the customer.'),
-  booking: described(Nullable(IdOf('bkg')), 'The `bkg_` id of the booking it pays for.'),
-  event: described(Nullable(IdOf('evt')), 'The `evt_` id of the event it sells tickets to.'),
-  billing_details: Type.Object(
-    {
-      name: described(NullableString, 'The name on the order.'),
-      email: described(NullableString, 'The email on the order (masked for masked keys).'),
-      phone: described(NullableString, 'The phone on the order (masked for masked keys).'),
-    },
-    { description: 'Who the order was for when it was taken (can differ from the customer today).' },
-  ),
-  currency: Currency,
-  subtotal: described(Cents, 'Before discounts, in whole cents.'),
-  discount: described(Cents, 'Discounts, in whole cents.'),
-  gift_card: described(Cents, 'Paid with gift cards, in whole cents.'),
-  store_credit: described(Cents, 'Paid with store credit, in whole cents.'),
-  total: described(Cents, "The order's total, in whole cents."),
-  amount_refunded: described(Cents, 'Refunded so far, in whole cents.'),
-  amount_due: described(Cents, 'Still to pay, in whole cents.'),
-  amount_paid: Type.Integer({ description: 'Cents, net of refunds.' }),
-  discount_code: described(NullableString, 'The discount code used.'),
-  due_date: described(NullableInstant, 'When payment is due.'),
-  lines: Type.Array(OrderLine, { description: 'What was sold; a change is a new line that `adjusts` another.' }),
-  payments: Type.Array(Payment, { description: 'Payments taken.' }),
-  refunds: Type.Array(Refund, { description: 'Refunds made.' }),
-  livemode: Type.Boolean({ description: 'False for test data, true for real data.' }),
-  created_at: Instant,
-  updated_at: Instant,
-});
+export const Order = Type.Object(
+  {
+    id: IdOf('ord'),
+    object: Type.Literal('order', { description: 'Always `order`.' }),
+    number: Type.String({ description: 'The order number a person reads out.' }),
+    reference: described(NullableString, 'An outside reference for the order.'),
+    type: NullableEnum(ORDER_TYPES, { description: 'What the order was for.' }),
+    status: described(NullableString, "The order's status."),
+    venue: described(Nullable(IdOf('ven')), 'The `ven_` id of the venue that sold it.'),
+    customer: described(Nullable(IdOf('cus')), 'The `cus_` id of the customer.'),
+    booking: described(Nullable(IdOf('bkg')), 'The `bkg_` id of the booking it pays for.'),
+    event: described(Nullable(IdOf('evt')), 'The `evt_` id of the event it sells tickets to.'),
+    billing_details: Type.Object(
+      {
+        name: described(NullableString, 'The name on the order.'),
+        email: described(NullableString, 'The email on the order (masked for masked keys).'),
+        phone: described(NullableString, 'The phone on the order (masked for masked keys).'),
+      },
+      { description: 'Who the order was for when it was taken (can differ from the customer today).' },
+    ),
+    currency: Currency,
+    subtotal: described(Cents, 'Before discounts, in whole cents.'),
+    discount: described(Cents, 'Discounts, in whole cents.'),
+    gift_card: described(Cents, 'Paid with gift cards, in whole cents.'),
+    store_credit: described(Cents, 'Paid with store credit, in whole cents.'),
+    total: described(Cents, "The order's total, in whole cents."),
+    amount_refunded: described(Cents, 'Refunded so far, in whole cents.'),
+    amount_due: described(Cents, 'Still to pay, in whole cents.'),
+    amount_paid: Type.Integer({ description: 'Cents, net of refunds.' }),
+    discount_code: described(NullableString, 'The discount code used.'),
+    due_date: described(NullableInstant, 'When payment is due.'),
+    lines: Type.Array(OrderLine, { description: 'What was sold; a change is a new line that `adjusts` another.' }),
+    payments: Type.Array(Payment, { description: 'Payments taken.' }),
+    refunds: Type.Array(Refund, { description: 'Refunds made.' }),
+    livemode: Type.Boolean({ description: 'False for test data, true for real data.' }),
+    created_at: Instant,
+    updated_at: Instant,
+  },
+  { title: 'Order' },
+);
 export type Order = Static<typeof Order>;
 
 export const OrderFilters = {

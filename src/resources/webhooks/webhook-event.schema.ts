@@ -28,9 +28,13 @@ function EventOf(type: string, object: TSchema, previous?: TObject) {
         { description: 'The record after the change.' },
       ),
     },
-    { description: `The \`${type}\` event.` },
+    { title: eventName(type), description: `The \`${type}\` event.` },
   );
 }
+
+/** `gift_card.updated` is named `GiftCardUpdatedEvent` in the document and in generated clients. */
+const eventName = (type: string) =>
+  `${type.replace(/(^|[._])([a-z])/g, (_, __, letter: string) => letter.toUpperCase())}Event`;
 
 const described = (schema: TSchema, description: string): TSchema => ({ ...schema, description });
 
@@ -109,6 +113,6 @@ export function webhookEventSchema(): TSchema {
   const types = WEBHOOK_EVENTS.filter(([type]) => type !== 'webhook.test');
   return Type.Union(
     types.map(([type, , object, previous]) => EventOf(type, object, previous)),
-    { description: 'An event: the same object a webhook delivery carries.' },
+    { title: 'WebhookEvent', description: 'An event: the same object a webhook delivery carries.' },
   );
 }

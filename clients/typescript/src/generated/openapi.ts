@@ -1178,6 +1178,1787 @@ export type components = {
             /** @description On a 429: the name of the limit reached, such as `writes_per_minute`. */
             limit?: string;
         };
+        /** Key */
+        Key: {
+            /** @description A `key_` id. */
+            id: string;
+            /**
+             * @description Always `api_key`.
+             * @enum {string}
+             */
+            object: "api_key";
+            /**
+             * @description `standard` (all its access allows) or `restricted` (only `can_read` and `can_write`).
+             * @enum {string}
+             */
+            kind: "standard" | "restricted";
+            /**
+             * @description `read` keys get 403 on every write.
+             * @enum {string}
+             */
+            access: "read" | "read_write";
+            /**
+             * @description `test` keys see and write test data only.
+             * @enum {string}
+             */
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description When the key stops working; null if it never expires.
+             */
+            expires_at: string | null;
+            /** @description True when this key sees emails and phones masked (`j***@example.com`, `+*********78`). */
+            contacts_masked: boolean;
+            /** @description The figures in force for this key. */
+            limits: {
+                /** @description Requests a minute (fixed 60-second windows). */
+                requests_per_minute: number;
+                /** @description Requests a day (days start at 00:00 UTC). */
+                requests_per_day: number;
+                /** @description POST and PATCH requests a minute. */
+                writes_per_minute: number;
+                /** @description POST and PATCH requests a day. */
+                writes_per_day: number;
+                /** @description DELETE requests a day. */
+                removals_per_day: number;
+                /** @description The page size of a list called without `limit`. */
+                page_size_default: number;
+                /** @description The largest `limit` a list accepts. */
+                page_size_max: number;
+            };
+            /** @description The collections this key may read. */
+            can_read: ("venues" | "customers" | "tags" | "lists" | "bookings" | "orders" | "activities" | "packages" | "events" | "tickets" | "gift-cards")[];
+            /** @description The writes this key may make; empty for a read key. */
+            can_write: ("customers.create" | "customers.update" | "customers.delete" | "customers.tags" | "customers.lists" | "test_data.delete")[];
+        };
+        /** Venue */
+        Venue: {
+            /** @description A `ven_` id. */
+            id: string;
+            /**
+             * @description Always `venue`.
+             * @enum {string}
+             */
+            object: "venue";
+            /** @description The venue's name as customers see it. */
+            name: string;
+            /** @description A short, URL-safe name, unique in the workspace. */
+            slug: string;
+            /** @description The short code on the venue's booking numbers. */
+            booking_code: string | null;
+            /** @description IANA timezone in which every local time at this venue is read. */
+            timezone: string;
+            /** @description Lowercase ISO 4217 code of the venue's prices. */
+            currency: string | null;
+            /** @description Where the venue is. */
+            address: {
+                /** @description Street address. */
+                line1: string | null;
+                /** @description City or suburb. */
+                city: string | null;
+                /** @description State or region. */
+                state: string | null;
+                /** @description Postal code. */
+                postal_code: string | null;
+                /** @description Country. */
+                country: string | null;
+            };
+            /** @description The venue's public phone number. */
+            phone: string | null;
+            /** @description The venue's public email address. */
+            email: string | null;
+            /** @description False for a venue that no longer trades. */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            updated_at: string;
+        };
+        /** VenueList */
+        VenueList: {
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
+            object: "list";
+            /** @description This page of records, newest first. */
+            data: components["schemas"]["Venue"][];
+            /** @description True while there are more records: ask again with `starting_after`. */
+            has_more: boolean;
+            /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
+            next_cursor?: string;
+        };
+        /** Customer */
+        Customer: {
+            /** @description A `cus_` id. */
+            id: string;
+            /**
+             * @description Always `customer`.
+             * @enum {string}
+             */
+            object: "customer";
+            /** @description Given name; never empty. */
+            first_name: string;
+            /** @description Family name. */
+            last_name: string | null;
+            /** @description What the customer likes to be called. */
+            nickname: string | null;
+            /** @description Stored lowercase. One customer per email. */
+            email: string | null;
+            /** @description E.164. */
+            phone: string | null;
+            /** @description yyyy-MM-dd */
+            date_of_birth: string | null;
+            /** @description The company the customer is with. */
+            company: string | null;
+            /** @description Postal address; every member may be null. */
+            address: {
+                /** @description Street address. */
+                line1: string | null;
+                /** @description Apartment, unit or building. */
+                line2: string | null;
+                /** @description Suburb or city. */
+                suburb: string | null;
+                /** @description State or region. */
+                state: string | null;
+                /** @description Postal code. */
+                postcode: string | null;
+                /** @description Country. */
+                country: string | null;
+            };
+            /** @description Age group: computed from date_of_birth when it is set, else as stored. */
+            adult: boolean | null;
+            /** @description Whether they agreed to marketing email and SMS. */
+            marketing_consent: boolean;
+            /** @description Membership of the venue's loyalty scheme. */
+            membership: {
+                /** @description True for a member of the venue's membership scheme. */
+                member: boolean;
+                /** @description The membership tier, as the venue names it. */
+                tier: string | null;
+            };
+            /** @description The tags the customer has. */
+            tags: {
+                /** @description A `tag_` id. */
+                id: string;
+                /** @description The tag's name. */
+                name: string;
+                /**
+                 * Format: date-time
+                 * @description When the customer was tagged.
+                 */
+                added_at: string | null;
+            }[];
+            /** @description The lists the customer is on, or left. */
+            lists: {
+                /** @description A `lst_` id. */
+                id: string;
+                /** @description The list's name. */
+                name: string;
+                /**
+                 * @description `active`, or `unsubscribed` once they left.
+                 * @enum {string|null}
+                 */
+                status: "active" | "unsubscribed" | null;
+                /**
+                 * Format: date-time
+                 * @description When the customer was put on the list.
+                 */
+                added_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description When they left the list; null while active.
+                 */
+                unsubscribed_at: string | null;
+            }[];
+            /** @description False for test data, true for real data. */
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            updated_at: string;
+            /** @description Send it in double quotes as If-Match to change this customer. */
+            version: string;
+        };
+        /** CustomerDeletion */
+        CustomerDeletion: {
+            /** @description A `cus_` id. */
+            id: string;
+            /**
+             * @description Always `customer`.
+             * @enum {string}
+             */
+            object: "customer";
+            /**
+             * @description Always true: the customer was deleted.
+             * @enum {boolean}
+             */
+            deleted: true;
+            /**
+             * Format: date-time
+             * @description When the customer was deleted.
+             */
+            deleted_at: string;
+        };
+        /** CustomerListItem */
+        CustomerListItem: components["schemas"]["Customer"] | components["schemas"]["CustomerDeletion"];
+        /** CustomerList */
+        CustomerList: {
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
+            object: "list";
+            /** @description This page of records, newest first. */
+            data: components["schemas"]["CustomerListItem"][];
+            /** @description True while there are more records: ask again with `starting_after`. */
+            has_more: boolean;
+            /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
+            next_cursor?: string;
+        };
+        /** DeletedCustomer */
+        DeletedCustomer: {
+            /** @description A `cus_` id. */
+            id: string;
+            /**
+             * @description Always `customer`.
+             * @enum {string}
+             */
+            object: "customer";
+            /**
+             * @description Always true: the customer is gone.
+             * @enum {boolean}
+             */
+            deleted: true;
+        };
+        /** TestDataRemoval */
+        TestDataRemoval: {
+            /**
+             * @description Always `test_data_removal`.
+             * @enum {string}
+             */
+            object: "test_data_removal";
+            /** @description Customers removed. */
+            customers: number;
+            /** @description Tag memberships removed. */
+            tags: number;
+            /** @description List memberships removed. */
+            list_memberships: number;
+        };
+        /** Tag */
+        Tag: {
+            /** @description A `tag_` id. */
+            id: string;
+            /**
+             * @description Always `tag`.
+             * @enum {string}
+             */
+            object: "tag";
+            /** @description The tag's name, unique in the workspace. */
+            name: string;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            updated_at: string;
+        };
+        /** TagList */
+        TagList: {
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
+            object: "list";
+            /** @description This page of records, newest first. */
+            data: components["schemas"]["Tag"][];
+            /** @description True while there are more records: ask again with `starting_after`. */
+            has_more: boolean;
+            /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
+            next_cursor?: string;
+        };
+        /** List */
+        List: {
+            /** @description A `lst_` id. */
+            id: string;
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
+            object: "list";
+            /** @description The list's name. */
+            name: string;
+            /** @description A short, URL-safe name, unique in the workspace. */
+            slug: string;
+            /** @description What the list is for. */
+            description: string | null;
+            /** @description `manual`, or a list kept by a rule. */
+            kind: string | null;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            updated_at: string;
+        };
+        /** ListList */
+        ListList: {
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
+            object: "list";
+            /** @description This page of records, newest first. */
+            data: components["schemas"]["List"][];
+            /** @description True while there are more records: ask again with `starting_after`. */
+            has_more: boolean;
+            /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
+            next_cursor?: string;
+        };
+        /** Booking */
+        Booking: {
+            /** @description A `bkg_` id. */
+            id: string;
+            /**
+             * @description Always `booking`.
+             * @enum {string}
+             */
+            object: "booking";
+            /** @description The booking number a person reads out. */
+            number: string;
+            /** @description The `ven_` id of the venue the booking is at. */
+            venue: string;
+            /** @description Where the booking is in its life. */
+            status: {
+                /** @description The venue's own name for the status. */
+                name: string | null;
+                /**
+                 * @description The kind of status, for programs.
+                 * @enum {string|null}
+                 */
+                type: "active" | "completed" | "cancelled" | "hold" | "expired" | null;
+            };
+            /**
+             * Format: date-time
+             * @description When the booking starts (UTC).
+             */
+            scheduled_at: string | null;
+            /** @description The day it starts on the venue's calendar, yyyy-MM-dd. */
+            local_date: string | null;
+            /** @description The time it starts on the venue's clock, HH:mm. */
+            local_time: string | null;
+            /** @description The IANA timezone local_date and local_time are read in. */
+            timezone: string | null;
+            /** @description How long the booking lasts, in minutes. */
+            duration_minutes: number | null;
+            /** @description How many people the booking is for. */
+            guests: {
+                /** @description Adult guests. */
+                adults: number;
+                /** @description Junior guests. */
+                juniors: number;
+                /** @description Guests beyond the adults and juniors priced. */
+                additional: number;
+            };
+            /** @description The customers on the booking. */
+            people: {
+                /** @description The `cus_` id of the customer. */
+                customer: string;
+                /** @description True for the customer the booking is under. */
+                primary: boolean;
+                /** @description Age group, when known. */
+                adult: boolean | null;
+                /** @description Their role on the booking, as the venue names it. */
+                role: string | null;
+                /**
+                 * Format: date-time
+                 * @description When they were checked in.
+                 */
+                checked_in_at: string | null;
+            }[];
+            /** @description What was booked. */
+            lines: {
+                /** @description What was booked; null when the product is gone. */
+                product: {
+                    /** @description What kind of product was booked. */
+                    object: "activity" | "package" | "event";
+                    /** @description An `act_`, `pkg_` or `evt_` id. */
+                    id: string;
+                    /** @description The product's name. */
+                    name: string | null;
+                } | null;
+                /** @description How many. */
+                quantity: number;
+            }[];
+            /** @description Where the booking came from. */
+            source: string | null;
+            /** @description True for a staff block that holds time but is nobody's booking. */
+            blocked: boolean;
+            /**
+             * Format: date-time
+             * @description When the booking was checked in.
+             */
+            checked_in_at: string | null;
+            /** @description When an unpaid hold lapses. */
+            hold_expires_at: string | null;
+            /** @description False for test data, true for real data. */
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            updated_at: string;
+        };
+        /** BookingList */
+        BookingList: {
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
+            object: "list";
+            /** @description This page of records, newest first. */
+            data: components["schemas"]["Booking"][];
+            /** @description True while there are more records: ask again with `starting_after`. */
+            has_more: boolean;
+            /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
+            next_cursor?: string;
+        };
+        /** Order */
+        Order: {
+            /** @description A `ord_` id. */
+            id: string;
+            /**
+             * @description Always `order`.
+             * @enum {string}
+             */
+            object: "order";
+            /** @description The order number a person reads out. */
+            number: string;
+            /** @description An outside reference for the order. */
+            reference: string | null;
+            /**
+             * @description What the order was for.
+             * @enum {string|null}
+             */
+            type: "booking" | "event" | "gift_card" | "pos" | null;
+            /** @description The order's status. */
+            status: string | null;
+            /** @description The `ven_` id of the venue that sold it. */
+            venue: string | null;
+            /** @description The `cus_` id of the customer. */
+            customer: string | null;
+            /** @description The `bkg_` id of the booking it pays for. */
+            booking: string | null;
+            /** @description The `evt_` id of the event it sells tickets to. */
+            event: string | null;
+            /** @description Who the order was for when it was taken (can differ from the customer today). */
+            billing_details: {
+                /** @description The name on the order. */
+                name: string | null;
+                /** @description The email on the order (masked for masked keys). */
+                email: string | null;
+                /** @description The phone on the order (masked for masked keys). */
+                phone: string | null;
+            };
+            /** @description Lowercase ISO 4217. */
+            currency: string;
+            /** @description Before discounts, in whole cents. */
+            subtotal: number;
+            /** @description Discounts, in whole cents. */
+            discount: number;
+            /** @description Paid with gift cards, in whole cents. */
+            gift_card: number;
+            /** @description Paid with store credit, in whole cents. */
+            store_credit: number;
+            /** @description The order's total, in whole cents. */
+            total: number;
+            /** @description Refunded so far, in whole cents. */
+            amount_refunded: number;
+            /** @description Still to pay, in whole cents. */
+            amount_due: number;
+            /** @description Cents, net of refunds. */
+            amount_paid: number;
+            /** @description The discount code used. */
+            discount_code: string | null;
+            /**
+             * Format: date-time
+             * @description When payment is due.
+             */
+            due_date: string | null;
+            /** @description What was sold; a change is a new line that `adjusts` another. */
+            lines: {
+                /** @description The line's id within the order. */
+                id: string;
+                /** @description What was sold. */
+                name: string | null;
+                /** @description The kind of line, as the venue's system names it. */
+                type: string | null;
+                /** @description The product category. */
+                category: string | null;
+                /** @description How many. */
+                quantity: number;
+                /** @description Price of one, in whole cents. */
+                unit_price: number;
+                /** @description The line's total, in whole cents. */
+                total: number;
+                /** @description Discount on the line, in whole cents. */
+                discount: number;
+                /** @description Tax in the line, in whole cents. */
+                tax: number;
+                /** @description The tax rate applied, as a decimal string. */
+                tax_rate: string | null;
+                /** @description The line this one adjusts; lines are never edited. */
+                adjusts: string | null;
+            }[];
+            /** @description Payments taken. */
+            payments: {
+                /** @description Amount paid, in whole cents. */
+                amount: number;
+                /** @description How it was paid. */
+                method: string | null;
+                /** @description The payment's status. */
+                status: string | null;
+                /** @description The card paid with; null when no card was used. */
+                card: {
+                    /** @description The card brand. */
+                    brand: string | null;
+                    /** @description The last four digits of the card. */
+                    last4: string;
+                } | null;
+                /**
+                 * Format: date-time
+                 * @description When the payment went through.
+                 */
+                processed_at: string | null;
+            }[];
+            /** @description Refunds made. */
+            refunds: {
+                /** @description Amount refunded, in whole cents. */
+                amount: number;
+                /** @description Why it was refunded. */
+                reason: string | null;
+                /** @description The refund's status. */
+                status: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the refund went through.
+                 */
+                processed_at: string | null;
+            }[];
+            /** @description False for test data, true for real data. */
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            updated_at: string;
+        };
+        /** OrderList */
+        OrderList: {
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
+            object: "list";
+            /** @description This page of records, newest first. */
+            data: components["schemas"]["Order"][];
+            /** @description True while there are more records: ask again with `starting_after`. */
+            has_more: boolean;
+            /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
+            next_cursor?: string;
+        };
+        /** Activity */
+        Activity: {
+            /** @description A `act_` id. */
+            id: string;
+            /**
+             * @description Always `activity`.
+             * @enum {string}
+             */
+            object: "activity";
+            /** @description The name customers see. */
+            name: string;
+            /** @description A short, URL-safe name, unique in the workspace. */
+            slug: string;
+            /** @description What it is, for customers. */
+            description: string | null;
+            /** @description Whether it is on sale, as the venue names it. */
+            status: string | null;
+            /**
+             * @description Priced per head or at a flat rate.
+             * @enum {string|null}
+             */
+            pricing_model: "per_head" | "flat_rate" | null;
+            /** @description Integer cents or null. */
+            prices: {
+                /** @description Price per adult, in whole cents. */
+                adult: number | null;
+                /** @description Price per junior, in whole cents. */
+                junior: number | null;
+                /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                flat_rate: number | null;
+            };
+            /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
+            peak_prices: {
+                /** @description Price per adult, in whole cents. */
+                adult: number | null;
+                /** @description Price per junior, in whole cents. */
+                junior: number | null;
+                /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                flat_rate: number | null;
+            } | null;
+            /** @description How many guests a booking may have; null where there is no limit. */
+            guests: {
+                /** @description Fewest adults a booking may have. */
+                min_adults: number | null;
+                /** @description Most adults a booking may have. */
+                max_adults: number | null;
+                /** @description Fewest juniors a booking may have. */
+                min_juniors: number | null;
+                /** @description Most juniors a booking may have. */
+                max_juniors: number | null;
+                /** @description Most guests in all a booking may have. */
+                max_guests: number | null;
+            };
+            /** @description True when only staff can book it. */
+            staff_only: boolean;
+            /** @description Where it is sold. Empty means every venue. */
+            venues: string[];
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            updated_at: string;
+        };
+        /** ActivityList */
+        ActivityList: {
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
+            object: "list";
+            /** @description This page of records, newest first. */
+            data: components["schemas"]["Activity"][];
+            /** @description True while there are more records: ask again with `starting_after`. */
+            has_more: boolean;
+            /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
+            next_cursor?: string;
+        };
+        /** Package */
+        Package: {
+            /** @description A `pkg_` id. */
+            id: string;
+            /**
+             * @description Always `package`.
+             * @enum {string}
+             */
+            object: "package";
+            /** @description The name customers see. */
+            name: string;
+            /** @description A short, URL-safe name, unique in the workspace. */
+            slug: string;
+            /** @description What it is, for customers. */
+            description: string | null;
+            /** @description Whether it is on sale, as the venue names it. */
+            status: string | null;
+            /**
+             * @description Priced per head or at a flat rate.
+             * @enum {string|null}
+             */
+            pricing_model: "per_head" | "flat_rate" | null;
+            /** @description Integer cents or null. */
+            prices: {
+                /** @description Price per adult, in whole cents. */
+                adult: number | null;
+                /** @description Price per junior, in whole cents. */
+                junior: number | null;
+                /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                flat_rate: number | null;
+                /** @description The package's base price before per-head prices, in whole cents. */
+                base: number | null;
+            };
+            /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
+            peak_prices: {
+                /** @description Price per adult, in whole cents. */
+                adult: number | null;
+                /** @description Price per junior, in whole cents. */
+                junior: number | null;
+                /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
+                flat_rate: number | null;
+                /** @description The package's base price before per-head prices, in whole cents. */
+                base: number | null;
+            } | null;
+            /** @description How many guests a booking may have; null where there is no limit. */
+            guests: {
+                /** @description Fewest adults a booking may have. */
+                min_adults: number | null;
+                /** @description Most adults a booking may have. */
+                max_adults: number | null;
+                /** @description Fewest juniors a booking may have. */
+                min_juniors: number | null;
+                /** @description Most juniors a booking may have. */
+                max_juniors: number | null;
+                /** @description Most guests in all a booking may have. */
+                max_guests: number | null;
+            };
+            /** @description True when only staff can book it. */
+            staff_only: boolean;
+            /** @description Where it is sold. Empty means every venue. */
+            venues: string[];
+            /** @description How long the package lasts, in minutes. */
+            duration_minutes: number | null;
+            /** @description The deposit a booking must pay; null when none. */
+            deposit: {
+                /** @description How the deposit is worked out, as the venue names it. */
+                type: string | null;
+                /** @description The deposit's amount or rate. */
+                value: number | null;
+            } | null;
+            /** @description First day it can be booked for, yyyy-MM-dd. */
+            available_from: string | null;
+            /** @description Last day it can be booked for, yyyy-MM-dd. */
+            available_until: string | null;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            updated_at: string;
+        };
+        /** PackageList */
+        PackageList: {
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
+            object: "list";
+            /** @description This page of records, newest first. */
+            data: components["schemas"]["Package"][];
+            /** @description True while there are more records: ask again with `starting_after`. */
+            has_more: boolean;
+            /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
+            next_cursor?: string;
+        };
+        /** Event */
+        Event: {
+            /** @description A `evt_` id. */
+            id: string;
+            /**
+             * @description Always `event`.
+             * @enum {string}
+             */
+            object: "event";
+            /** @description The event's name. */
+            name: string;
+            /** @description A short, URL-safe name, unique in the workspace. */
+            slug: string;
+            /** @description What the event is, for customers. */
+            description: string | null;
+            /** @description Whether it is on sale, as the venue names it. */
+            status: string | null;
+            /** @description The `ven_` id of the venue it is at. */
+            venue: string | null;
+            /** @description Cents. */
+            price_per_ticket: number | null;
+            /** @description The ticket limit the venue set. */
+            max_tickets: number | null;
+            /** @description The fewest tickets an order may have, as the venue set it. */
+            min_tickets: number | null;
+            /** @description Youngest age admitted, in years. */
+            min_age: number | null;
+            /** @description How long it lasts, in minutes. */
+            duration_minutes: number | null;
+            /** @description How its dates work: one date, several, or a series. */
+            date_mode: string | null;
+            /** @description The IANA timezone its local dates and times are read in. */
+            timezone: string | null;
+            /** @description True when only staff can sell it. */
+            staff_only: boolean;
+            /** @description Its dates. */
+            dates: {
+                /** @description A `evd_` id. */
+                id: string;
+                /** @description The date's name, when it has one. */
+                label: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it starts (UTC).
+                 */
+                scheduled_at: string | null;
+                /** @description The day it starts on the venue's calendar. */
+                local_date: string | null;
+                /** @description The time it starts on the venue's clock. */
+                local_time: string | null;
+                /** @description How long it lasts, in minutes. */
+                duration_minutes: number | null;
+                /** @description Most tickets this date sells. */
+                max_tickets: number | null;
+                /** @description Cents. */
+                price_per_ticket: number | null;
+                /** @description The date's status. */
+                status: string | null;
+            }[];
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            updated_at: string;
+        };
+        /** EventList */
+        EventList: {
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
+            object: "list";
+            /** @description This page of records, newest first. */
+            data: components["schemas"]["Event"][];
+            /** @description True while there are more records: ask again with `starting_after`. */
+            has_more: boolean;
+            /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
+            next_cursor?: string;
+        };
+        /** Ticket */
+        Ticket: {
+            /** @description A `tkt_` id. */
+            id: string;
+            /**
+             * @description Always `ticket`.
+             * @enum {string}
+             */
+            object: "ticket";
+            /** @description The `evt_` id of the event. */
+            event: string | null;
+            /** @description The `evd_` id of the event date this ticket is for. */
+            event_date: string | null;
+            /** @description The `ord_` id of the order that sold it. */
+            order: string | null;
+            /** @description The `cus_` id of the customer who holds it. */
+            customer: string | null;
+            /** @description Who the ticket is for, when named. */
+            attendee_name: string | null;
+            /** @description The ticket's status, as the venue names it. */
+            status: string | null;
+            /**
+             * Format: date-time
+             * @description When the attendee was checked in; null until then.
+             */
+            checked_in_at: string | null;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            updated_at: string;
+        };
+        /** TicketList */
+        TicketList: {
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
+            object: "list";
+            /** @description This page of records, newest first. */
+            data: components["schemas"]["Ticket"][];
+            /** @description True while there are more records: ask again with `starting_after`. */
+            has_more: boolean;
+            /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
+            next_cursor?: string;
+        };
+        /** GiftCard */
+        GiftCard: {
+            /** @description A `gft_` id. */
+            id: string;
+            /**
+             * @description Always `gift_card`.
+             * @enum {string}
+             */
+            object: "gift_card";
+            /** @description Last four characters of the code. */
+            code_last4: string | null;
+            /** @description What is left on the card, in whole cents. */
+            balance: number;
+            /**
+             * Format: date-time
+             * @description When the card expires; null if it never does.
+             */
+            expires_at: string | null;
+            /** @description False once the card was cancelled. */
+            active: boolean;
+            /** @description The `cus_` id of the customer who holds the card. */
+            holder: string | null;
+            /** @description The `cus_` id of the customer who bought it. */
+            buyer: string | null;
+            /** @description The name the card was made out to. */
+            recipient_name: string | null;
+            /**
+             * Format: date-time
+             * @description When the card was sent to its recipient.
+             */
+            delivered_at: string | null;
+            /** @description Every change to the balance, oldest first. */
+            movements: {
+                /** @description For example issue, redeem, refund. */
+                type: string | null;
+                /** @description Whole cents this movement moved. */
+                amount: number;
+                /** @description The balance after this movement, in cents. */
+                balance_after: number | null;
+                /** @description The `ord_` id of the order it happened on, if any. */
+                order: string | null;
+                /** @description The `bkg_` id of the booking it paid for, if any. */
+                booking: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it happened (UTC, ISO 8601).
+                 */
+                created_at: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description UTC, ISO 8601 with milliseconds and Z.
+             */
+            updated_at: string;
+        };
+        /** GiftCardList */
+        GiftCardList: {
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
+            object: "list";
+            /** @description This page of records, newest first. */
+            data: components["schemas"]["GiftCard"][];
+            /** @description True while there are more records: ask again with `starting_after`. */
+            has_more: boolean;
+            /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
+            next_cursor?: string;
+        };
+        /** CustomerCreatedEvent */
+        CustomerCreatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "customer.created";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The customer as GET showed it right after. */
+                object: components["schemas"]["Customer"];
+            };
+        };
+        /** CustomerUpdatedEvent */
+        CustomerUpdatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "customer.updated";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The customer as GET showed it right after. */
+                object: components["schemas"]["Customer"];
+                /** @description The changed top-level fields' values before the change. */
+                previous_attributes: {
+                    /** @description A `cus_` id. */
+                    id?: string;
+                    /**
+                     * @description Always `customer`.
+                     * @enum {string}
+                     */
+                    object?: "customer";
+                    /** @description Given name; never empty. */
+                    first_name?: string;
+                    /** @description Family name. */
+                    last_name?: string | null;
+                    /** @description What the customer likes to be called. */
+                    nickname?: string | null;
+                    /** @description Stored lowercase. One customer per email. */
+                    email?: string | null;
+                    /** @description E.164. */
+                    phone?: string | null;
+                    /** @description yyyy-MM-dd */
+                    date_of_birth?: string | null;
+                    /** @description The company the customer is with. */
+                    company?: string | null;
+                    /** @description Postal address; every member may be null. */
+                    address?: {
+                        /** @description Street address. */
+                        line1: string | null;
+                        /** @description Apartment, unit or building. */
+                        line2: string | null;
+                        /** @description Suburb or city. */
+                        suburb: string | null;
+                        /** @description State or region. */
+                        state: string | null;
+                        /** @description Postal code. */
+                        postcode: string | null;
+                        /** @description Country. */
+                        country: string | null;
+                    };
+                    /** @description Age group: computed from date_of_birth when it is set, else as stored. */
+                    adult?: boolean | null;
+                    /** @description Whether they agreed to marketing email and SMS. */
+                    marketing_consent?: boolean;
+                    /** @description Membership of the venue's loyalty scheme. */
+                    membership?: {
+                        /** @description True for a member of the venue's membership scheme. */
+                        member: boolean;
+                        /** @description The membership tier, as the venue names it. */
+                        tier: string | null;
+                    };
+                    /** @description The tags the customer has. */
+                    tags?: {
+                        /** @description A `tag_` id. */
+                        id: string;
+                        /** @description The tag's name. */
+                        name: string;
+                        /**
+                         * Format: date-time
+                         * @description When the customer was tagged.
+                         */
+                        added_at: string | null;
+                    }[];
+                    /** @description The lists the customer is on, or left. */
+                    lists?: {
+                        /** @description A `lst_` id. */
+                        id: string;
+                        /** @description The list's name. */
+                        name: string;
+                        /**
+                         * @description `active`, or `unsubscribed` once they left.
+                         * @enum {string|null}
+                         */
+                        status: "active" | "unsubscribed" | null;
+                        /**
+                         * Format: date-time
+                         * @description When the customer was put on the list.
+                         */
+                        added_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When they left the list; null while active.
+                         */
+                        unsubscribed_at: string | null;
+                    }[];
+                    /** @description False for test data, true for real data. */
+                    livemode?: boolean;
+                    /**
+                     * Format: date-time
+                     * @description UTC, ISO 8601 with milliseconds and Z.
+                     */
+                    created_at?: string;
+                    /**
+                     * Format: date-time
+                     * @description UTC, ISO 8601 with milliseconds and Z.
+                     */
+                    updated_at?: string;
+                    /** @description Send it in double quotes as If-Match to change this customer. */
+                    version?: string;
+                };
+            };
+        };
+        /** CustomerDeletedEvent */
+        CustomerDeletedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "customer.deleted";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The deleted shape. */
+                object: components["schemas"]["DeletedCustomer"];
+            };
+        };
+        /** BookingCreatedEvent */
+        BookingCreatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "booking.created";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The booking as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["Booking"];
+            };
+        };
+        /** BookingUpdatedEvent */
+        BookingUpdatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "booking.updated";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The booking as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["Booking"];
+            };
+        };
+        /** OrderCreatedEvent */
+        OrderCreatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "order.created";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The order as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["Order"];
+            };
+        };
+        /** OrderUpdatedEvent */
+        OrderUpdatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "order.updated";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The order as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["Order"];
+            };
+        };
+        /** TicketCreatedEvent */
+        TicketCreatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "ticket.created";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The ticket as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["Ticket"];
+            };
+        };
+        /** TicketUpdatedEvent */
+        TicketUpdatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "ticket.updated";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The ticket as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["Ticket"];
+            };
+        };
+        /** GiftCardCreatedEvent */
+        GiftCardCreatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "gift_card.created";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The gift card as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["GiftCard"];
+            };
+        };
+        /** GiftCardUpdatedEvent */
+        GiftCardUpdatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "gift_card.updated";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The gift card as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["GiftCard"];
+            };
+        };
+        /** VenueCreatedEvent */
+        VenueCreatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "venue.created";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The venue as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["Venue"];
+            };
+        };
+        /** VenueUpdatedEvent */
+        VenueUpdatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "venue.updated";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The venue as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["Venue"];
+            };
+        };
+        /** ActivityCreatedEvent */
+        ActivityCreatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "activity.created";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The activity as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["Activity"];
+            };
+        };
+        /** ActivityUpdatedEvent */
+        ActivityUpdatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "activity.updated";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The activity as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["Activity"];
+            };
+        };
+        /** PackageCreatedEvent */
+        PackageCreatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "package.created";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The package as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["Package"];
+            };
+        };
+        /** PackageUpdatedEvent */
+        PackageUpdatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "package.updated";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The package as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["Package"];
+            };
+        };
+        /** EventCreatedEvent */
+        EventCreatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "event.created";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The event as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["Event"];
+            };
+        };
+        /** EventUpdatedEvent */
+        EventUpdatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "event.updated";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The event as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["Event"];
+            };
+        };
+        /** ListCreatedEvent */
+        ListCreatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "list.created";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The list as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["List"];
+            };
+        };
+        /** ListUpdatedEvent */
+        ListUpdatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "list.updated";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The list as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["List"];
+            };
+        };
+        /** TagCreatedEvent */
+        TagCreatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "tag.created";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The tag as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["Tag"];
+            };
+        };
+        /** TagUpdatedEvent */
+        TagUpdatedEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @enum {string}
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "tag.updated";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The tag as the import wrote it, in the shape GET answers. */
+                object: components["schemas"]["Tag"];
+            };
+        };
+        /** WebhookEvent */
+        WebhookEvent: components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["BookingCreatedEvent"] | components["schemas"]["BookingUpdatedEvent"] | components["schemas"]["OrderCreatedEvent"] | components["schemas"]["OrderUpdatedEvent"] | components["schemas"]["TicketCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["GiftCardCreatedEvent"] | components["schemas"]["GiftCardUpdatedEvent"] | components["schemas"]["VenueCreatedEvent"] | components["schemas"]["VenueUpdatedEvent"] | components["schemas"]["ActivityCreatedEvent"] | components["schemas"]["ActivityUpdatedEvent"] | components["schemas"]["PackageCreatedEvent"] | components["schemas"]["PackageUpdatedEvent"] | components["schemas"]["EventCreatedEvent"] | components["schemas"]["EventUpdatedEvent"] | components["schemas"]["ListCreatedEvent"] | components["schemas"]["ListUpdatedEvent"] | components["schemas"]["TagCreatedEvent"] | components["schemas"]["TagUpdatedEvent"];
+        /** WebhookEventList */
+        WebhookEventList: {
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
+            object: "list";
+            /** @description This page of records, newest first. */
+            data: components["schemas"]["WebhookEvent"][];
+            /** @description True while there are more records: ask again with `starting_after`. */
+            has_more: boolean;
+            /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
+            next_cursor?: string;
+        };
+        /** WebhookTestEvent */
+        WebhookTestEvent: {
+            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
+            id: string;
+            /**
+             * @description Always `webhook_event`.
+             * @constant
+             */
+            object: "webhook_event";
+            /**
+             * @description What happened.
+             * @constant
+             */
+            type: "webhook.test";
+            /**
+             * Format: date-time
+             * @description When the change was made; receivers order events by it.
+             */
+            created_at: string;
+            /** @description true for a live change, false for a test one. */
+            livemode: boolean;
+            /** @description The record after the change. */
+            data: {
+                /** @description The endpoint. */
+                object: {
+                    /** @description The endpoint the test was sent to. */
+                    id: string;
+                    /**
+                     * @description Always `webhook_endpoint`.
+                     * @constant
+                     */
+                    object: "webhook_endpoint";
+                    /** @description The endpoint's URL. */
+                    url: string;
+                };
+            };
+        };
     };
     responses: {
         /**
@@ -2484,58 +4265,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `key_` id. */
-                        id: string;
-                        /**
-                         * @description Always `api_key`.
-                         * @enum {string}
-                         */
-                        object: "api_key";
-                        /**
-                         * @description `standard` (all its access allows) or `restricted` (only `can_read` and `can_write`).
-                         * @enum {string}
-                         */
-                        kind: "standard" | "restricted";
-                        /**
-                         * @description `read` keys get 403 on every write.
-                         * @enum {string}
-                         */
-                        access: "read" | "read_write";
-                        /**
-                         * @description `test` keys see and write test data only.
-                         * @enum {string}
-                         */
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description When the key stops working; null if it never expires.
-                         */
-                        expires_at: string | null;
-                        /** @description True when this key sees emails and phones masked (`j***@example.com`, `+*********78`). */
-                        contacts_masked: boolean;
-                        /** @description The figures in force for this key. */
-                        limits: {
-                            /** @description Requests a minute (fixed 60-second windows). */
-                            requests_per_minute: number;
-                            /** @description Requests a day (days start at 00:00 UTC). */
-                            requests_per_day: number;
-                            /** @description POST and PATCH requests a minute. */
-                            writes_per_minute: number;
-                            /** @description POST and PATCH requests a day. */
-                            writes_per_day: number;
-                            /** @description DELETE requests a day. */
-                            removals_per_day: number;
-                            /** @description The page size of a list called without `limit`. */
-                            page_size_default: number;
-                            /** @description The largest `limit` a list accepts. */
-                            page_size_max: number;
-                        };
-                        /** @description The collections this key may read. */
-                        can_read: ("venues" | "customers" | "tags" | "lists" | "bookings" | "orders" | "activities" | "packages" | "events" | "tickets" | "gift-cards")[];
-                        /** @description The writes this key may make; empty for a read key. */
-                        can_write: ("customers.create" | "customers.update" | "customers.delete" | "customers.tags" | "customers.lists" | "test_data.delete")[];
-                    };
+                    "application/json": components["schemas"]["Key"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -2611,66 +4341,7 @@ export interface operations {
                      *       "next_cursor": "eyJjIjoiMjAyNi0wOS0xNFQwMjoxMTowOS40MTJaIiwiaSI6ImN1c183bkgycFE0In0"
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description Always `list`.
-                         * @enum {string}
-                         */
-                        object: "list";
-                        /** @description This page of records, newest first. */
-                        data: {
-                            /** @description A `ven_` id. */
-                            id: string;
-                            /**
-                             * @description Always `venue`.
-                             * @enum {string}
-                             */
-                            object: "venue";
-                            /** @description The venue's name as customers see it. */
-                            name: string;
-                            /** @description A short, URL-safe name, unique in the workspace. */
-                            slug: string;
-                            /** @description The short code on the venue's booking numbers. */
-                            booking_code: string | null;
-                            /** @description IANA timezone in which every local time at this venue is read. */
-                            timezone: string;
-                            /** @description Lowercase ISO 4217 code of the venue's prices. */
-                            currency: string | null;
-                            /** @description Where the venue is. */
-                            address: {
-                                /** @description Street address. */
-                                line1: string | null;
-                                /** @description City or suburb. */
-                                city: string | null;
-                                /** @description State or region. */
-                                state: string | null;
-                                /** @description Postal code. */
-                                postal_code: string | null;
-                                /** @description Country. */
-                                country: string | null;
-                            };
-                            /** @description The venue's public phone number. */
-                            phone: string | null;
-                            /** @description The venue's public email address. */
-                            email: string | null;
-                            /** @description False for a venue that no longer trades. */
-                            active: boolean;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            updated_at: string;
-                        }[];
-                        /** @description True while there are more records: ask again with `starting_after`. */
-                        has_more: boolean;
-                        /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
-                        next_cursor?: string;
-                    };
+                    "application/json": components["schemas"]["VenueList"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -2739,54 +4410,7 @@ export interface operations {
                      *       "updated_at": "2026-10-02T23:45:01.007Z"
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `ven_` id. */
-                        id: string;
-                        /**
-                         * @description Always `venue`.
-                         * @enum {string}
-                         */
-                        object: "venue";
-                        /** @description The venue's name as customers see it. */
-                        name: string;
-                        /** @description A short, URL-safe name, unique in the workspace. */
-                        slug: string;
-                        /** @description The short code on the venue's booking numbers. */
-                        booking_code: string | null;
-                        /** @description IANA timezone in which every local time at this venue is read. */
-                        timezone: string;
-                        /** @description Lowercase ISO 4217 code of the venue's prices. */
-                        currency: string | null;
-                        /** @description Where the venue is. */
-                        address: {
-                            /** @description Street address. */
-                            line1: string | null;
-                            /** @description City or suburb. */
-                            city: string | null;
-                            /** @description State or region. */
-                            state: string | null;
-                            /** @description Postal code. */
-                            postal_code: string | null;
-                            /** @description Country. */
-                            country: string | null;
-                        };
-                        /** @description The venue's public phone number. */
-                        phone: string | null;
-                        /** @description The venue's public email address. */
-                        email: string | null;
-                        /** @description False for a venue that no longer trades. */
-                        active: boolean;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Venue"];
                 };
             };
             /** @description Not modified */
@@ -2908,133 +4532,7 @@ export interface operations {
                      *       "next_cursor": "eyJjIjoiMjAyNi0wOS0xNFQwMjoxMTowOS40MTJaIiwiaSI6ImN1c183bkgycFE0In0"
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description Always `list`.
-                         * @enum {string}
-                         */
-                        object: "list";
-                        /** @description This page of records, newest first. */
-                        data: ({
-                            /** @description A `cus_` id. */
-                            id: string;
-                            /**
-                             * @description Always `customer`.
-                             * @enum {string}
-                             */
-                            object: "customer";
-                            /** @description Given name; never empty. */
-                            first_name: string;
-                            /** @description Family name. */
-                            last_name: string | null;
-                            /** @description What the customer likes to be called. */
-                            nickname: string | null;
-                            /** @description Stored lowercase. One customer per email. */
-                            email: string | null;
-                            /** @description E.164. */
-                            phone: string | null;
-                            /** @description yyyy-MM-dd */
-                            date_of_birth: string | null;
-                            /** @description The company the customer is with. */
-                            company: string | null;
-                            /** @description Postal address; every member may be null. */
-                            address: {
-                                /** @description Street address. */
-                                line1: string | null;
-                                /** @description Apartment, unit or building. */
-                                line2: string | null;
-                                /** @description Suburb or city. */
-                                suburb: string | null;
-                                /** @description State or region. */
-                                state: string | null;
-                                /** @description Postal code. */
-                                postcode: string | null;
-                                /** @description Country. */
-                                country: string | null;
-                            };
-                            /** @description Age group: computed from date_of_birth when it is set, else as stored. */
-                            adult: boolean | null;
-                            /** @description Whether they agreed to marketing email and SMS. */
-                            marketing_consent: boolean;
-                            /** @description Membership of the venue's loyalty scheme. */
-                            membership: {
-                                /** @description True for a member of the venue's membership scheme. */
-                                member: boolean;
-                                /** @description The membership tier, as the venue names it. */
-                                tier: string | null;
-                            };
-                            /** @description The tags the customer has. */
-                            tags: {
-                                /** @description A `tag_` id. */
-                                id: string;
-                                /** @description The tag's name. */
-                                name: string;
-                                /**
-                                 * Format: date-time
-                                 * @description When the customer was tagged.
-                                 */
-                                added_at: string | null;
-                            }[];
-                            /** @description The lists the customer is on, or left. */
-                            lists: {
-                                /** @description A `lst_` id. */
-                                id: string;
-                                /** @description The list's name. */
-                                name: string;
-                                /**
-                                 * @description `active`, or `unsubscribed` once they left.
-                                 * @enum {string|null}
-                                 */
-                                status: "active" | "unsubscribed" | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When the customer was put on the list.
-                                 */
-                                added_at: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When they left the list; null while active.
-                                 */
-                                unsubscribed_at: string | null;
-                            }[];
-                            /** @description False for test data, true for real data. */
-                            livemode: boolean;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            updated_at: string;
-                            /** @description Send it in double quotes as If-Match to change this customer. */
-                            version: string;
-                        } | {
-                            /** @description A `cus_` id. */
-                            id: string;
-                            /**
-                             * @description Always `customer`.
-                             * @enum {string}
-                             */
-                            object: "customer";
-                            /**
-                             * @description Always true: the customer was deleted.
-                             * @enum {boolean}
-                             */
-                            deleted: true;
-                            /**
-                             * Format: date-time
-                             * @description When the customer was deleted.
-                             */
-                            deleted_at: string;
-                        })[];
-                        /** @description True while there are more records: ask again with `starting_after`. */
-                        has_more: boolean;
-                        /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
-                        next_cursor?: string;
-                    };
+                    "application/json": components["schemas"]["CustomerList"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -3175,103 +4673,7 @@ export interface operations {
                      *       "version": "1"
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `cus_` id. */
-                        id: string;
-                        /**
-                         * @description Always `customer`.
-                         * @enum {string}
-                         */
-                        object: "customer";
-                        /** @description Given name; never empty. */
-                        first_name: string;
-                        /** @description Family name. */
-                        last_name: string | null;
-                        /** @description What the customer likes to be called. */
-                        nickname: string | null;
-                        /** @description Stored lowercase. One customer per email. */
-                        email: string | null;
-                        /** @description E.164. */
-                        phone: string | null;
-                        /** @description yyyy-MM-dd */
-                        date_of_birth: string | null;
-                        /** @description The company the customer is with. */
-                        company: string | null;
-                        /** @description Postal address; every member may be null. */
-                        address: {
-                            /** @description Street address. */
-                            line1: string | null;
-                            /** @description Apartment, unit or building. */
-                            line2: string | null;
-                            /** @description Suburb or city. */
-                            suburb: string | null;
-                            /** @description State or region. */
-                            state: string | null;
-                            /** @description Postal code. */
-                            postcode: string | null;
-                            /** @description Country. */
-                            country: string | null;
-                        };
-                        /** @description Age group: computed from date_of_birth when it is set, else as stored. */
-                        adult: boolean | null;
-                        /** @description Whether they agreed to marketing email and SMS. */
-                        marketing_consent: boolean;
-                        /** @description Membership of the venue's loyalty scheme. */
-                        membership: {
-                            /** @description True for a member of the venue's membership scheme. */
-                            member: boolean;
-                            /** @description The membership tier, as the venue names it. */
-                            tier: string | null;
-                        };
-                        /** @description The tags the customer has. */
-                        tags: {
-                            /** @description A `tag_` id. */
-                            id: string;
-                            /** @description The tag's name. */
-                            name: string;
-                            /**
-                             * Format: date-time
-                             * @description When the customer was tagged.
-                             */
-                            added_at: string | null;
-                        }[];
-                        /** @description The lists the customer is on, or left. */
-                        lists: {
-                            /** @description A `lst_` id. */
-                            id: string;
-                            /** @description The list's name. */
-                            name: string;
-                            /**
-                             * @description `active`, or `unsubscribed` once they left.
-                             * @enum {string|null}
-                             */
-                            status: "active" | "unsubscribed" | null;
-                            /**
-                             * Format: date-time
-                             * @description When the customer was put on the list.
-                             */
-                            added_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When they left the list; null while active.
-                             */
-                            unsubscribed_at: string | null;
-                        }[];
-                        /** @description False for test data, true for real data. */
-                        livemode: boolean;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        updated_at: string;
-                        /** @description Send it in double quotes as If-Match to change this customer. */
-                        version: string;
-                    };
+                    "application/json": components["schemas"]["Customer"];
                 };
             };
             400: components["responses"]["Error400_2"];
@@ -3369,103 +4771,7 @@ export interface operations {
                      *       "version": "4"
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `cus_` id. */
-                        id: string;
-                        /**
-                         * @description Always `customer`.
-                         * @enum {string}
-                         */
-                        object: "customer";
-                        /** @description Given name; never empty. */
-                        first_name: string;
-                        /** @description Family name. */
-                        last_name: string | null;
-                        /** @description What the customer likes to be called. */
-                        nickname: string | null;
-                        /** @description Stored lowercase. One customer per email. */
-                        email: string | null;
-                        /** @description E.164. */
-                        phone: string | null;
-                        /** @description yyyy-MM-dd */
-                        date_of_birth: string | null;
-                        /** @description The company the customer is with. */
-                        company: string | null;
-                        /** @description Postal address; every member may be null. */
-                        address: {
-                            /** @description Street address. */
-                            line1: string | null;
-                            /** @description Apartment, unit or building. */
-                            line2: string | null;
-                            /** @description Suburb or city. */
-                            suburb: string | null;
-                            /** @description State or region. */
-                            state: string | null;
-                            /** @description Postal code. */
-                            postcode: string | null;
-                            /** @description Country. */
-                            country: string | null;
-                        };
-                        /** @description Age group: computed from date_of_birth when it is set, else as stored. */
-                        adult: boolean | null;
-                        /** @description Whether they agreed to marketing email and SMS. */
-                        marketing_consent: boolean;
-                        /** @description Membership of the venue's loyalty scheme. */
-                        membership: {
-                            /** @description True for a member of the venue's membership scheme. */
-                            member: boolean;
-                            /** @description The membership tier, as the venue names it. */
-                            tier: string | null;
-                        };
-                        /** @description The tags the customer has. */
-                        tags: {
-                            /** @description A `tag_` id. */
-                            id: string;
-                            /** @description The tag's name. */
-                            name: string;
-                            /**
-                             * Format: date-time
-                             * @description When the customer was tagged.
-                             */
-                            added_at: string | null;
-                        }[];
-                        /** @description The lists the customer is on, or left. */
-                        lists: {
-                            /** @description A `lst_` id. */
-                            id: string;
-                            /** @description The list's name. */
-                            name: string;
-                            /**
-                             * @description `active`, or `unsubscribed` once they left.
-                             * @enum {string|null}
-                             */
-                            status: "active" | "unsubscribed" | null;
-                            /**
-                             * Format: date-time
-                             * @description When the customer was put on the list.
-                             */
-                            added_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When they left the list; null while active.
-                             */
-                            unsubscribed_at: string | null;
-                        }[];
-                        /** @description False for test data, true for real data. */
-                        livemode: boolean;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        updated_at: string;
-                        /** @description Send it in double quotes as If-Match to change this customer. */
-                        version: string;
-                    };
+                    "application/json": components["schemas"]["Customer"];
                 };
             };
             /** @description Not modified */
@@ -3534,20 +4840,7 @@ export interface operations {
                      *       "deleted": true
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `cus_` id. */
-                        id: string;
-                        /**
-                         * @description Always `customer`.
-                         * @enum {string}
-                         */
-                        object: "customer";
-                        /**
-                         * @description Always true: the customer is gone.
-                         * @enum {boolean}
-                         */
-                        deleted: true;
-                    };
+                    "application/json": components["schemas"]["DeletedCustomer"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -3694,103 +4987,7 @@ export interface operations {
                      *       "version": "5"
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `cus_` id. */
-                        id: string;
-                        /**
-                         * @description Always `customer`.
-                         * @enum {string}
-                         */
-                        object: "customer";
-                        /** @description Given name; never empty. */
-                        first_name: string;
-                        /** @description Family name. */
-                        last_name: string | null;
-                        /** @description What the customer likes to be called. */
-                        nickname: string | null;
-                        /** @description Stored lowercase. One customer per email. */
-                        email: string | null;
-                        /** @description E.164. */
-                        phone: string | null;
-                        /** @description yyyy-MM-dd */
-                        date_of_birth: string | null;
-                        /** @description The company the customer is with. */
-                        company: string | null;
-                        /** @description Postal address; every member may be null. */
-                        address: {
-                            /** @description Street address. */
-                            line1: string | null;
-                            /** @description Apartment, unit or building. */
-                            line2: string | null;
-                            /** @description Suburb or city. */
-                            suburb: string | null;
-                            /** @description State or region. */
-                            state: string | null;
-                            /** @description Postal code. */
-                            postcode: string | null;
-                            /** @description Country. */
-                            country: string | null;
-                        };
-                        /** @description Age group: computed from date_of_birth when it is set, else as stored. */
-                        adult: boolean | null;
-                        /** @description Whether they agreed to marketing email and SMS. */
-                        marketing_consent: boolean;
-                        /** @description Membership of the venue's loyalty scheme. */
-                        membership: {
-                            /** @description True for a member of the venue's membership scheme. */
-                            member: boolean;
-                            /** @description The membership tier, as the venue names it. */
-                            tier: string | null;
-                        };
-                        /** @description The tags the customer has. */
-                        tags: {
-                            /** @description A `tag_` id. */
-                            id: string;
-                            /** @description The tag's name. */
-                            name: string;
-                            /**
-                             * Format: date-time
-                             * @description When the customer was tagged.
-                             */
-                            added_at: string | null;
-                        }[];
-                        /** @description The lists the customer is on, or left. */
-                        lists: {
-                            /** @description A `lst_` id. */
-                            id: string;
-                            /** @description The list's name. */
-                            name: string;
-                            /**
-                             * @description `active`, or `unsubscribed` once they left.
-                             * @enum {string|null}
-                             */
-                            status: "active" | "unsubscribed" | null;
-                            /**
-                             * Format: date-time
-                             * @description When the customer was put on the list.
-                             */
-                            added_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When they left the list; null while active.
-                             */
-                            unsubscribed_at: string | null;
-                        }[];
-                        /** @description False for test data, true for real data. */
-                        livemode: boolean;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        updated_at: string;
-                        /** @description Send it in double quotes as If-Match to change this customer. */
-                        version: string;
-                    };
+                    "application/json": components["schemas"]["Customer"];
                 };
             };
             400: components["responses"]["Error400_3"];
@@ -3906,103 +5103,7 @@ export interface operations {
                      *       "version": "4"
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `cus_` id. */
-                        id: string;
-                        /**
-                         * @description Always `customer`.
-                         * @enum {string}
-                         */
-                        object: "customer";
-                        /** @description Given name; never empty. */
-                        first_name: string;
-                        /** @description Family name. */
-                        last_name: string | null;
-                        /** @description What the customer likes to be called. */
-                        nickname: string | null;
-                        /** @description Stored lowercase. One customer per email. */
-                        email: string | null;
-                        /** @description E.164. */
-                        phone: string | null;
-                        /** @description yyyy-MM-dd */
-                        date_of_birth: string | null;
-                        /** @description The company the customer is with. */
-                        company: string | null;
-                        /** @description Postal address; every member may be null. */
-                        address: {
-                            /** @description Street address. */
-                            line1: string | null;
-                            /** @description Apartment, unit or building. */
-                            line2: string | null;
-                            /** @description Suburb or city. */
-                            suburb: string | null;
-                            /** @description State or region. */
-                            state: string | null;
-                            /** @description Postal code. */
-                            postcode: string | null;
-                            /** @description Country. */
-                            country: string | null;
-                        };
-                        /** @description Age group: computed from date_of_birth when it is set, else as stored. */
-                        adult: boolean | null;
-                        /** @description Whether they agreed to marketing email and SMS. */
-                        marketing_consent: boolean;
-                        /** @description Membership of the venue's loyalty scheme. */
-                        membership: {
-                            /** @description True for a member of the venue's membership scheme. */
-                            member: boolean;
-                            /** @description The membership tier, as the venue names it. */
-                            tier: string | null;
-                        };
-                        /** @description The tags the customer has. */
-                        tags: {
-                            /** @description A `tag_` id. */
-                            id: string;
-                            /** @description The tag's name. */
-                            name: string;
-                            /**
-                             * Format: date-time
-                             * @description When the customer was tagged.
-                             */
-                            added_at: string | null;
-                        }[];
-                        /** @description The lists the customer is on, or left. */
-                        lists: {
-                            /** @description A `lst_` id. */
-                            id: string;
-                            /** @description The list's name. */
-                            name: string;
-                            /**
-                             * @description `active`, or `unsubscribed` once they left.
-                             * @enum {string|null}
-                             */
-                            status: "active" | "unsubscribed" | null;
-                            /**
-                             * Format: date-time
-                             * @description When the customer was put on the list.
-                             */
-                            added_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When they left the list; null while active.
-                             */
-                            unsubscribed_at: string | null;
-                        }[];
-                        /** @description False for test data, true for real data. */
-                        livemode: boolean;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        updated_at: string;
-                        /** @description Send it in double quotes as If-Match to change this customer. */
-                        version: string;
-                    };
+                    "application/json": components["schemas"]["Customer"];
                 };
             };
             400: components["responses"]["Error400_2"];
@@ -4098,103 +5199,7 @@ export interface operations {
                      *       "version": "5"
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `cus_` id. */
-                        id: string;
-                        /**
-                         * @description Always `customer`.
-                         * @enum {string}
-                         */
-                        object: "customer";
-                        /** @description Given name; never empty. */
-                        first_name: string;
-                        /** @description Family name. */
-                        last_name: string | null;
-                        /** @description What the customer likes to be called. */
-                        nickname: string | null;
-                        /** @description Stored lowercase. One customer per email. */
-                        email: string | null;
-                        /** @description E.164. */
-                        phone: string | null;
-                        /** @description yyyy-MM-dd */
-                        date_of_birth: string | null;
-                        /** @description The company the customer is with. */
-                        company: string | null;
-                        /** @description Postal address; every member may be null. */
-                        address: {
-                            /** @description Street address. */
-                            line1: string | null;
-                            /** @description Apartment, unit or building. */
-                            line2: string | null;
-                            /** @description Suburb or city. */
-                            suburb: string | null;
-                            /** @description State or region. */
-                            state: string | null;
-                            /** @description Postal code. */
-                            postcode: string | null;
-                            /** @description Country. */
-                            country: string | null;
-                        };
-                        /** @description Age group: computed from date_of_birth when it is set, else as stored. */
-                        adult: boolean | null;
-                        /** @description Whether they agreed to marketing email and SMS. */
-                        marketing_consent: boolean;
-                        /** @description Membership of the venue's loyalty scheme. */
-                        membership: {
-                            /** @description True for a member of the venue's membership scheme. */
-                            member: boolean;
-                            /** @description The membership tier, as the venue names it. */
-                            tier: string | null;
-                        };
-                        /** @description The tags the customer has. */
-                        tags: {
-                            /** @description A `tag_` id. */
-                            id: string;
-                            /** @description The tag's name. */
-                            name: string;
-                            /**
-                             * Format: date-time
-                             * @description When the customer was tagged.
-                             */
-                            added_at: string | null;
-                        }[];
-                        /** @description The lists the customer is on, or left. */
-                        lists: {
-                            /** @description A `lst_` id. */
-                            id: string;
-                            /** @description The list's name. */
-                            name: string;
-                            /**
-                             * @description `active`, or `unsubscribed` once they left.
-                             * @enum {string|null}
-                             */
-                            status: "active" | "unsubscribed" | null;
-                            /**
-                             * Format: date-time
-                             * @description When the customer was put on the list.
-                             */
-                            added_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When they left the list; null while active.
-                             */
-                            unsubscribed_at: string | null;
-                        }[];
-                        /** @description False for test data, true for real data. */
-                        livemode: boolean;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        updated_at: string;
-                        /** @description Send it in double quotes as If-Match to change this customer. */
-                        version: string;
-                    };
+                    "application/json": components["schemas"]["Customer"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -4307,103 +5312,7 @@ export interface operations {
                      *       "version": "4"
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `cus_` id. */
-                        id: string;
-                        /**
-                         * @description Always `customer`.
-                         * @enum {string}
-                         */
-                        object: "customer";
-                        /** @description Given name; never empty. */
-                        first_name: string;
-                        /** @description Family name. */
-                        last_name: string | null;
-                        /** @description What the customer likes to be called. */
-                        nickname: string | null;
-                        /** @description Stored lowercase. One customer per email. */
-                        email: string | null;
-                        /** @description E.164. */
-                        phone: string | null;
-                        /** @description yyyy-MM-dd */
-                        date_of_birth: string | null;
-                        /** @description The company the customer is with. */
-                        company: string | null;
-                        /** @description Postal address; every member may be null. */
-                        address: {
-                            /** @description Street address. */
-                            line1: string | null;
-                            /** @description Apartment, unit or building. */
-                            line2: string | null;
-                            /** @description Suburb or city. */
-                            suburb: string | null;
-                            /** @description State or region. */
-                            state: string | null;
-                            /** @description Postal code. */
-                            postcode: string | null;
-                            /** @description Country. */
-                            country: string | null;
-                        };
-                        /** @description Age group: computed from date_of_birth when it is set, else as stored. */
-                        adult: boolean | null;
-                        /** @description Whether they agreed to marketing email and SMS. */
-                        marketing_consent: boolean;
-                        /** @description Membership of the venue's loyalty scheme. */
-                        membership: {
-                            /** @description True for a member of the venue's membership scheme. */
-                            member: boolean;
-                            /** @description The membership tier, as the venue names it. */
-                            tier: string | null;
-                        };
-                        /** @description The tags the customer has. */
-                        tags: {
-                            /** @description A `tag_` id. */
-                            id: string;
-                            /** @description The tag's name. */
-                            name: string;
-                            /**
-                             * Format: date-time
-                             * @description When the customer was tagged.
-                             */
-                            added_at: string | null;
-                        }[];
-                        /** @description The lists the customer is on, or left. */
-                        lists: {
-                            /** @description A `lst_` id. */
-                            id: string;
-                            /** @description The list's name. */
-                            name: string;
-                            /**
-                             * @description `active`, or `unsubscribed` once they left.
-                             * @enum {string|null}
-                             */
-                            status: "active" | "unsubscribed" | null;
-                            /**
-                             * Format: date-time
-                             * @description When the customer was put on the list.
-                             */
-                            added_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When they left the list; null while active.
-                             */
-                            unsubscribed_at: string | null;
-                        }[];
-                        /** @description False for test data, true for real data. */
-                        livemode: boolean;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        updated_at: string;
-                        /** @description Send it in double quotes as If-Match to change this customer. */
-                        version: string;
-                    };
+                    "application/json": components["schemas"]["Customer"];
                 };
             };
             400: components["responses"]["Error400_2"];
@@ -4497,103 +5406,7 @@ export interface operations {
                      *       "version": "5"
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `cus_` id. */
-                        id: string;
-                        /**
-                         * @description Always `customer`.
-                         * @enum {string}
-                         */
-                        object: "customer";
-                        /** @description Given name; never empty. */
-                        first_name: string;
-                        /** @description Family name. */
-                        last_name: string | null;
-                        /** @description What the customer likes to be called. */
-                        nickname: string | null;
-                        /** @description Stored lowercase. One customer per email. */
-                        email: string | null;
-                        /** @description E.164. */
-                        phone: string | null;
-                        /** @description yyyy-MM-dd */
-                        date_of_birth: string | null;
-                        /** @description The company the customer is with. */
-                        company: string | null;
-                        /** @description Postal address; every member may be null. */
-                        address: {
-                            /** @description Street address. */
-                            line1: string | null;
-                            /** @description Apartment, unit or building. */
-                            line2: string | null;
-                            /** @description Suburb or city. */
-                            suburb: string | null;
-                            /** @description State or region. */
-                            state: string | null;
-                            /** @description Postal code. */
-                            postcode: string | null;
-                            /** @description Country. */
-                            country: string | null;
-                        };
-                        /** @description Age group: computed from date_of_birth when it is set, else as stored. */
-                        adult: boolean | null;
-                        /** @description Whether they agreed to marketing email and SMS. */
-                        marketing_consent: boolean;
-                        /** @description Membership of the venue's loyalty scheme. */
-                        membership: {
-                            /** @description True for a member of the venue's membership scheme. */
-                            member: boolean;
-                            /** @description The membership tier, as the venue names it. */
-                            tier: string | null;
-                        };
-                        /** @description The tags the customer has. */
-                        tags: {
-                            /** @description A `tag_` id. */
-                            id: string;
-                            /** @description The tag's name. */
-                            name: string;
-                            /**
-                             * Format: date-time
-                             * @description When the customer was tagged.
-                             */
-                            added_at: string | null;
-                        }[];
-                        /** @description The lists the customer is on, or left. */
-                        lists: {
-                            /** @description A `lst_` id. */
-                            id: string;
-                            /** @description The list's name. */
-                            name: string;
-                            /**
-                             * @description `active`, or `unsubscribed` once they left.
-                             * @enum {string|null}
-                             */
-                            status: "active" | "unsubscribed" | null;
-                            /**
-                             * Format: date-time
-                             * @description When the customer was put on the list.
-                             */
-                            added_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When they left the list; null while active.
-                             */
-                            unsubscribed_at: string | null;
-                        }[];
-                        /** @description False for test data, true for real data. */
-                        livemode: boolean;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        updated_at: string;
-                        /** @description Send it in double quotes as If-Match to change this customer. */
-                        version: string;
-                    };
+                    "application/json": components["schemas"]["Customer"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -4642,19 +5455,7 @@ export interface operations {
                      *       "list_memberships": 5
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description Always `test_data_removal`.
-                         * @enum {string}
-                         */
-                        object: "test_data_removal";
-                        /** @description Customers removed. */
-                        customers: number;
-                        /** @description Tag memberships removed. */
-                        tags: number;
-                        /** @description List memberships removed. */
-                        list_memberships: number;
-                    };
+                    "application/json": components["schemas"]["TestDataRemoval"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -4716,39 +5517,7 @@ export interface operations {
                      *       "next_cursor": "eyJjIjoiMjAyNi0wOS0xNFQwMjoxMTowOS40MTJaIiwiaSI6ImN1c183bkgycFE0In0"
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description Always `list`.
-                         * @enum {string}
-                         */
-                        object: "list";
-                        /** @description This page of records, newest first. */
-                        data: {
-                            /** @description A `tag_` id. */
-                            id: string;
-                            /**
-                             * @description Always `tag`.
-                             * @enum {string}
-                             */
-                            object: "tag";
-                            /** @description The tag's name, unique in the workspace. */
-                            name: string;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            updated_at: string;
-                        }[];
-                        /** @description True while there are more records: ask again with `starting_after`. */
-                        has_more: boolean;
-                        /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
-                        next_cursor?: string;
-                    };
+                    "application/json": components["schemas"]["TagList"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -4803,27 +5572,7 @@ export interface operations {
                      *       "updated_at": "2026-10-02T23:45:01.007Z"
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `tag_` id. */
-                        id: string;
-                        /**
-                         * @description Always `tag`.
-                         * @enum {string}
-                         */
-                        object: "tag";
-                        /** @description The tag's name, unique in the workspace. */
-                        name: string;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Tag"];
                 };
             };
             /** @description Not modified */
@@ -4906,45 +5655,7 @@ export interface operations {
                      *       "next_cursor": "eyJjIjoiMjAyNi0wOS0xNFQwMjoxMTowOS40MTJaIiwiaSI6ImN1c183bkgycFE0In0"
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description Always `list`.
-                         * @enum {string}
-                         */
-                        object: "list";
-                        /** @description This page of records, newest first. */
-                        data: {
-                            /** @description A `lst_` id. */
-                            id: string;
-                            /**
-                             * @description Always `list`.
-                             * @enum {string}
-                             */
-                            object: "list";
-                            /** @description The list's name. */
-                            name: string;
-                            /** @description A short, URL-safe name, unique in the workspace. */
-                            slug: string;
-                            /** @description What the list is for. */
-                            description: string | null;
-                            /** @description `manual`, or a list kept by a rule. */
-                            kind: string | null;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            updated_at: string;
-                        }[];
-                        /** @description True while there are more records: ask again with `starting_after`. */
-                        has_more: boolean;
-                        /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
-                        next_cursor?: string;
-                    };
+                    "application/json": components["schemas"]["ListList"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -5002,33 +5713,7 @@ export interface operations {
                      *       "updated_at": "2026-10-02T23:45:01.007Z"
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `lst_` id. */
-                        id: string;
-                        /**
-                         * @description Always `list`.
-                         * @enum {string}
-                         */
-                        object: "list";
-                        /** @description The list's name. */
-                        name: string;
-                        /** @description A short, URL-safe name, unique in the workspace. */
-                        slug: string;
-                        /** @description What the list is for. */
-                        description: string | null;
-                        /** @description `manual`, or a list kept by a rule. */
-                        kind: string | null;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["List"];
                 };
             };
             /** @description Not modified */
@@ -5155,116 +5840,7 @@ export interface operations {
                      *       "next_cursor": "eyJjIjoiMjAyNi0wOS0xNFQwMjoxMTowOS40MTJaIiwiaSI6ImN1c183bkgycFE0In0"
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description Always `list`.
-                         * @enum {string}
-                         */
-                        object: "list";
-                        /** @description This page of records, newest first. */
-                        data: {
-                            /** @description A `bkg_` id. */
-                            id: string;
-                            /**
-                             * @description Always `booking`.
-                             * @enum {string}
-                             */
-                            object: "booking";
-                            /** @description The booking number a person reads out. */
-                            number: string;
-                            /** @description The `ven_` id of the venue the booking is at. */
-                            venue: string;
-                            /** @description Where the booking is in its life. */
-                            status: {
-                                /** @description The venue's own name for the status. */
-                                name: string | null;
-                                /**
-                                 * @description The kind of status, for programs.
-                                 * @enum {string|null}
-                                 */
-                                type: "active" | "completed" | "cancelled" | "hold" | "expired" | null;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description When the booking starts (UTC).
-                             */
-                            scheduled_at: string | null;
-                            /** @description The day it starts on the venue's calendar, yyyy-MM-dd. */
-                            local_date: string | null;
-                            /** @description The time it starts on the venue's clock, HH:mm. */
-                            local_time: string | null;
-                            /** @description The IANA timezone local_date and local_time are read in. */
-                            timezone: string | null;
-                            /** @description How long the booking lasts, in minutes. */
-                            duration_minutes: number | null;
-                            /** @description How many people the booking is for. */
-                            guests: {
-                                /** @description Adult guests. */
-                                adults: number;
-                                /** @description Junior guests. */
-                                juniors: number;
-                                /** @description Guests beyond the adults and juniors priced. */
-                                additional: number;
-                            };
-                            /** @description The customers on the booking. */
-                            people: {
-                                /** @description The `cus_` id of the customer. */
-                                customer: string;
-                                /** @description True for the customer the booking is under. */
-                                primary: boolean;
-                                /** @description Age group, when known. */
-                                adult: boolean | null;
-                                /** @description Their role on the booking, as the venue names it. */
-                                role: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When they were checked in.
-                                 */
-                                checked_in_at: string | null;
-                            }[];
-                            /** @description What was booked. */
-                            lines: {
-                                /** @description What was booked; null when the product is gone. */
-                                product: {
-                                    /** @description What kind of product was booked. */
-                                    object: "activity" | "package" | "event";
-                                    /** @description An `act_`, `pkg_` or `evt_` id. */
-                                    id: string;
-                                    /** @description The product's name. */
-                                    name: string | null;
-                                } | null;
-                                /** @description How many. */
-                                quantity: number;
-                            }[];
-                            /** @description Where the booking came from. */
-                            source: string | null;
-                            /** @description True for a staff block that holds time but is nobody's booking. */
-                            blocked: boolean;
-                            /**
-                             * Format: date-time
-                             * @description When the booking was checked in.
-                             */
-                            checked_in_at: string | null;
-                            /** @description When an unpaid hold lapses. */
-                            hold_expires_at: string | null;
-                            /** @description False for test data, true for real data. */
-                            livemode: boolean;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            updated_at: string;
-                        }[];
-                        /** @description True while there are more records: ask again with `starting_after`. */
-                        has_more: boolean;
-                        /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
-                        next_cursor?: string;
-                    };
+                    "application/json": components["schemas"]["BookingList"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -5358,104 +5934,7 @@ export interface operations {
                      *       "updated_at": "2026-10-02T23:45:01.007Z"
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `bkg_` id. */
-                        id: string;
-                        /**
-                         * @description Always `booking`.
-                         * @enum {string}
-                         */
-                        object: "booking";
-                        /** @description The booking number a person reads out. */
-                        number: string;
-                        /** @description The `ven_` id of the venue the booking is at. */
-                        venue: string;
-                        /** @description Where the booking is in its life. */
-                        status: {
-                            /** @description The venue's own name for the status. */
-                            name: string | null;
-                            /**
-                             * @description The kind of status, for programs.
-                             * @enum {string|null}
-                             */
-                            type: "active" | "completed" | "cancelled" | "hold" | "expired" | null;
-                        };
-                        /**
-                         * Format: date-time
-                         * @description When the booking starts (UTC).
-                         */
-                        scheduled_at: string | null;
-                        /** @description The day it starts on the venue's calendar, yyyy-MM-dd. */
-                        local_date: string | null;
-                        /** @description The time it starts on the venue's clock, HH:mm. */
-                        local_time: string | null;
-                        /** @description The IANA timezone local_date and local_time are read in. */
-                        timezone: string | null;
-                        /** @description How long the booking lasts, in minutes. */
-                        duration_minutes: number | null;
-                        /** @description How many people the booking is for. */
-                        guests: {
-                            /** @description Adult guests. */
-                            adults: number;
-                            /** @description Junior guests. */
-                            juniors: number;
-                            /** @description Guests beyond the adults and juniors priced. */
-                            additional: number;
-                        };
-                        /** @description The customers on the booking. */
-                        people: {
-                            /** @description The `cus_` id of the customer. */
-                            customer: string;
-                            /** @description True for the customer the booking is under. */
-                            primary: boolean;
-                            /** @description Age group, when known. */
-                            adult: boolean | null;
-                            /** @description Their role on the booking, as the venue names it. */
-                            role: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When they were checked in.
-                             */
-                            checked_in_at: string | null;
-                        }[];
-                        /** @description What was booked. */
-                        lines: {
-                            /** @description What was booked; null when the product is gone. */
-                            product: {
-                                /** @description What kind of product was booked. */
-                                object: "activity" | "package" | "event";
-                                /** @description An `act_`, `pkg_` or `evt_` id. */
-                                id: string;
-                                /** @description The product's name. */
-                                name: string | null;
-                            } | null;
-                            /** @description How many. */
-                            quantity: number;
-                        }[];
-                        /** @description Where the booking came from. */
-                        source: string | null;
-                        /** @description True for a staff block that holds time but is nobody's booking. */
-                        blocked: boolean;
-                        /**
-                         * Format: date-time
-                         * @description When the booking was checked in.
-                         */
-                        checked_in_at: string | null;
-                        /** @description When an unpaid hold lapses. */
-                        hold_expires_at: string | null;
-                        /** @description False for test data, true for real data. */
-                        livemode: boolean;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Booking"];
                 };
             };
             /** @description Not modified */
@@ -5595,152 +6074,7 @@ export interface operations {
                      *       "next_cursor": "eyJjIjoiMjAyNi0wOS0xNFQwMjoxMTowOS40MTJaIiwiaSI6ImN1c183bkgycFE0In0"
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description Always `list`.
-                         * @enum {string}
-                         */
-                        object: "list";
-                        /** @description This page of records, newest first. */
-                        data: {
-                            /** @description A `ord_` id. */
-                            id: string;
-                            /**
-                             * @description Always `order`.
-                             * @enum {string}
-                             */
-                            object: "order";
-                            /** @description The order number a person reads out. */
-                            number: string;
-                            /** @description An outside reference for the order. */
-                            reference: string | null;
-                            /**
-                             * @description What the order was for.
-                             * @enum {string|null}
-                             */
-                            type: "booking" | "event" | "gift_card" | "pos" | null;
-                            /** @description The order's status. */
-                            status: string | null;
-                            /** @description The `ven_` id of the venue that sold it. */
-                            venue: string | null;
-                            /** @description The `cus_` id of the customer. */
-                            customer: string | null;
-                            /** @description The `bkg_` id of the booking it pays for. */
-                            booking: string | null;
-                            /** @description The `evt_` id of the event it sells tickets to. */
-                            event: string | null;
-                            /** @description Who the order was for when it was taken (can differ from the customer today). */
-                            billing_details: {
-                                /** @description The name on the order. */
-                                name: string | null;
-                                /** @description The email on the order (masked for masked keys). */
-                                email: string | null;
-                                /** @description The phone on the order (masked for masked keys). */
-                                phone: string | null;
-                            };
-                            /** @description Lowercase ISO 4217. */
-                            currency: string;
-                            /** @description Before discounts, in whole cents. */
-                            subtotal: number;
-                            /** @description Discounts, in whole cents. */
-                            discount: number;
-                            /** @description Paid with gift cards, in whole cents. */
-                            gift_card: number;
-                            /** @description Paid with store credit, in whole cents. */
-                            store_credit: number;
-                            /** @description The order's total, in whole cents. */
-                            total: number;
-                            /** @description Refunded so far, in whole cents. */
-                            amount_refunded: number;
-                            /** @description Still to pay, in whole cents. */
-                            amount_due: number;
-                            /** @description Cents, net of refunds. */
-                            amount_paid: number;
-                            /** @description The discount code used. */
-                            discount_code: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When payment is due.
-                             */
-                            due_date: string | null;
-                            /** @description What was sold; a change is a new line that `adjusts` another. */
-                            lines: {
-                                /** @description The line's id within the order. */
-                                id: string;
-                                /** @description What was sold. */
-                                name: string | null;
-                                /** @description The kind of line, as the venue's system names it. */
-                                type: string | null;
-                                /** @description The product category. */
-                                category: string | null;
-                                /** @description How many. */
-                                quantity: number;
-                                /** @description Price of one, in whole cents. */
-                                unit_price: number;
-                                /** @description The line's total, in whole cents. */
-                                total: number;
-                                /** @description Discount on the line, in whole cents. */
-                                discount: number;
-                                /** @description Tax in the line, in whole cents. */
-                                tax: number;
-                                /** @description The tax rate applied, as a decimal string. */
-                                tax_rate: string | null;
-                                /** @description The line this one adjusts; lines are never edited. */
-                                adjusts: string | null;
-                            }[];
-                            /** @description Payments taken. */
-                            payments: {
-                                /** @description Amount paid, in whole cents. */
-                                amount: number;
-                                /** @description How it was paid. */
-                                method: string | null;
-                                /** @description The payment's status. */
-                                status: string | null;
-                                /** @description The card paid with; null when no card was used. */
-                                card: {
-                                    /** @description The card brand. */
-                                    brand: string | null;
-                                    /** @description The last four digits of the card. */
-                                    last4: string;
-                                } | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When the payment went through.
-                                 */
-                                processed_at: string | null;
-                            }[];
-                            /** @description Refunds made. */
-                            refunds: {
-                                /** @description Amount refunded, in whole cents. */
-                                amount: number;
-                                /** @description Why it was refunded. */
-                                reason: string | null;
-                                /** @description The refund's status. */
-                                status: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When the refund went through.
-                                 */
-                                processed_at: string | null;
-                            }[];
-                            /** @description False for test data, true for real data. */
-                            livemode: boolean;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            updated_at: string;
-                        }[];
-                        /** @description True while there are more records: ask again with `starting_after`. */
-                        has_more: boolean;
-                        /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
-                        next_cursor?: string;
-                    };
+                    "application/json": components["schemas"]["OrderList"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -5847,140 +6181,7 @@ export interface operations {
                      *       "updated_at": "2026-10-02T23:45:01.007Z"
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `ord_` id. */
-                        id: string;
-                        /**
-                         * @description Always `order`.
-                         * @enum {string}
-                         */
-                        object: "order";
-                        /** @description The order number a person reads out. */
-                        number: string;
-                        /** @description An outside reference for the order. */
-                        reference: string | null;
-                        /**
-                         * @description What the order was for.
-                         * @enum {string|null}
-                         */
-                        type: "booking" | "event" | "gift_card" | "pos" | null;
-                        /** @description The order's status. */
-                        status: string | null;
-                        /** @description The `ven_` id of the venue that sold it. */
-                        venue: string | null;
-                        /** @description The `cus_` id of the customer. */
-                        customer: string | null;
-                        /** @description The `bkg_` id of the booking it pays for. */
-                        booking: string | null;
-                        /** @description The `evt_` id of the event it sells tickets to. */
-                        event: string | null;
-                        /** @description Who the order was for when it was taken (can differ from the customer today). */
-                        billing_details: {
-                            /** @description The name on the order. */
-                            name: string | null;
-                            /** @description The email on the order (masked for masked keys). */
-                            email: string | null;
-                            /** @description The phone on the order (masked for masked keys). */
-                            phone: string | null;
-                        };
-                        /** @description Lowercase ISO 4217. */
-                        currency: string;
-                        /** @description Before discounts, in whole cents. */
-                        subtotal: number;
-                        /** @description Discounts, in whole cents. */
-                        discount: number;
-                        /** @description Paid with gift cards, in whole cents. */
-                        gift_card: number;
-                        /** @description Paid with store credit, in whole cents. */
-                        store_credit: number;
-                        /** @description The order's total, in whole cents. */
-                        total: number;
-                        /** @description Refunded so far, in whole cents. */
-                        amount_refunded: number;
-                        /** @description Still to pay, in whole cents. */
-                        amount_due: number;
-                        /** @description Cents, net of refunds. */
-                        amount_paid: number;
-                        /** @description The discount code used. */
-                        discount_code: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When payment is due.
-                         */
-                        due_date: string | null;
-                        /** @description What was sold; a change is a new line that `adjusts` another. */
-                        lines: {
-                            /** @description The line's id within the order. */
-                            id: string;
-                            /** @description What was sold. */
-                            name: string | null;
-                            /** @description The kind of line, as the venue's system names it. */
-                            type: string | null;
-                            /** @description The product category. */
-                            category: string | null;
-                            /** @description How many. */
-                            quantity: number;
-                            /** @description Price of one, in whole cents. */
-                            unit_price: number;
-                            /** @description The line's total, in whole cents. */
-                            total: number;
-                            /** @description Discount on the line, in whole cents. */
-                            discount: number;
-                            /** @description Tax in the line, in whole cents. */
-                            tax: number;
-                            /** @description The tax rate applied, as a decimal string. */
-                            tax_rate: string | null;
-                            /** @description The line this one adjusts; lines are never edited. */
-                            adjusts: string | null;
-                        }[];
-                        /** @description Payments taken. */
-                        payments: {
-                            /** @description Amount paid, in whole cents. */
-                            amount: number;
-                            /** @description How it was paid. */
-                            method: string | null;
-                            /** @description The payment's status. */
-                            status: string | null;
-                            /** @description The card paid with; null when no card was used. */
-                            card: {
-                                /** @description The card brand. */
-                                brand: string | null;
-                                /** @description The last four digits of the card. */
-                                last4: string;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description When the payment went through.
-                             */
-                            processed_at: string | null;
-                        }[];
-                        /** @description Refunds made. */
-                        refunds: {
-                            /** @description Amount refunded, in whole cents. */
-                            amount: number;
-                            /** @description Why it was refunded. */
-                            reason: string | null;
-                            /** @description The refund's status. */
-                            status: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When the refund went through.
-                             */
-                            processed_at: string | null;
-                        }[];
-                        /** @description False for test data, true for real data. */
-                        livemode: boolean;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Order"];
                 };
             };
             /** @description Not modified */
@@ -6085,85 +6286,7 @@ export interface operations {
                      *       "next_cursor": "eyJjIjoiMjAyNi0wOS0xNFQwMjoxMTowOS40MTJaIiwiaSI6ImN1c183bkgycFE0In0"
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description Always `list`.
-                         * @enum {string}
-                         */
-                        object: "list";
-                        /** @description This page of records, newest first. */
-                        data: {
-                            /** @description A `act_` id. */
-                            id: string;
-                            /**
-                             * @description Always `activity`.
-                             * @enum {string}
-                             */
-                            object: "activity";
-                            /** @description The name customers see. */
-                            name: string;
-                            /** @description A short, URL-safe name, unique in the workspace. */
-                            slug: string;
-                            /** @description What it is, for customers. */
-                            description: string | null;
-                            /** @description Whether it is on sale, as the venue names it. */
-                            status: string | null;
-                            /**
-                             * @description Priced per head or at a flat rate.
-                             * @enum {string|null}
-                             */
-                            pricing_model: "per_head" | "flat_rate" | null;
-                            /** @description Integer cents or null. */
-                            prices: {
-                                /** @description Price per adult, in whole cents. */
-                                adult: number | null;
-                                /** @description Price per junior, in whole cents. */
-                                junior: number | null;
-                                /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                flat_rate: number | null;
-                            };
-                            /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
-                            peak_prices: {
-                                /** @description Price per adult, in whole cents. */
-                                adult: number | null;
-                                /** @description Price per junior, in whole cents. */
-                                junior: number | null;
-                                /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                flat_rate: number | null;
-                            } | null;
-                            /** @description How many guests a booking may have; null where there is no limit. */
-                            guests: {
-                                /** @description Fewest adults a booking may have. */
-                                min_adults: number | null;
-                                /** @description Most adults a booking may have. */
-                                max_adults: number | null;
-                                /** @description Fewest juniors a booking may have. */
-                                min_juniors: number | null;
-                                /** @description Most juniors a booking may have. */
-                                max_juniors: number | null;
-                                /** @description Most guests in all a booking may have. */
-                                max_guests: number | null;
-                            };
-                            /** @description True when only staff can book it. */
-                            staff_only: boolean;
-                            /** @description Where it is sold. Empty means every venue. */
-                            venues: string[];
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            updated_at: string;
-                        }[];
-                        /** @description True while there are more records: ask again with `starting_after`. */
-                        has_more: boolean;
-                        /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
-                        next_cursor?: string;
-                    };
+                    "application/json": components["schemas"]["ActivityList"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -6243,73 +6366,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `act_` id. */
-                        id: string;
-                        /**
-                         * @description Always `activity`.
-                         * @enum {string}
-                         */
-                        object: "activity";
-                        /** @description The name customers see. */
-                        name: string;
-                        /** @description A short, URL-safe name, unique in the workspace. */
-                        slug: string;
-                        /** @description What it is, for customers. */
-                        description: string | null;
-                        /** @description Whether it is on sale, as the venue names it. */
-                        status: string | null;
-                        /**
-                         * @description Priced per head or at a flat rate.
-                         * @enum {string|null}
-                         */
-                        pricing_model: "per_head" | "flat_rate" | null;
-                        /** @description Integer cents or null. */
-                        prices: {
-                            /** @description Price per adult, in whole cents. */
-                            adult: number | null;
-                            /** @description Price per junior, in whole cents. */
-                            junior: number | null;
-                            /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                            flat_rate: number | null;
-                        };
-                        /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
-                        peak_prices: {
-                            /** @description Price per adult, in whole cents. */
-                            adult: number | null;
-                            /** @description Price per junior, in whole cents. */
-                            junior: number | null;
-                            /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                            flat_rate: number | null;
-                        } | null;
-                        /** @description How many guests a booking may have; null where there is no limit. */
-                        guests: {
-                            /** @description Fewest adults a booking may have. */
-                            min_adults: number | null;
-                            /** @description Most adults a booking may have. */
-                            max_adults: number | null;
-                            /** @description Fewest juniors a booking may have. */
-                            min_juniors: number | null;
-                            /** @description Most juniors a booking may have. */
-                            max_juniors: number | null;
-                            /** @description Most guests in all a booking may have. */
-                            max_guests: number | null;
-                        };
-                        /** @description True when only staff can book it. */
-                        staff_only: boolean;
-                        /** @description Where it is sold. Empty means every venue. */
-                        venues: string[];
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Activity"];
                 };
             };
             /** @description Not modified */
@@ -6418,102 +6475,7 @@ export interface operations {
                      *       "next_cursor": "eyJjIjoiMjAyNi0wOS0xNFQwMjoxMTowOS40MTJaIiwiaSI6ImN1c183bkgycFE0In0"
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description Always `list`.
-                         * @enum {string}
-                         */
-                        object: "list";
-                        /** @description This page of records, newest first. */
-                        data: {
-                            /** @description A `pkg_` id. */
-                            id: string;
-                            /**
-                             * @description Always `package`.
-                             * @enum {string}
-                             */
-                            object: "package";
-                            /** @description The name customers see. */
-                            name: string;
-                            /** @description A short, URL-safe name, unique in the workspace. */
-                            slug: string;
-                            /** @description What it is, for customers. */
-                            description: string | null;
-                            /** @description Whether it is on sale, as the venue names it. */
-                            status: string | null;
-                            /**
-                             * @description Priced per head or at a flat rate.
-                             * @enum {string|null}
-                             */
-                            pricing_model: "per_head" | "flat_rate" | null;
-                            /** @description Integer cents or null. */
-                            prices: {
-                                /** @description Price per adult, in whole cents. */
-                                adult: number | null;
-                                /** @description Price per junior, in whole cents. */
-                                junior: number | null;
-                                /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                flat_rate: number | null;
-                                /** @description The package's base price before per-head prices, in whole cents. */
-                                base: number | null;
-                            };
-                            /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
-                            peak_prices: {
-                                /** @description Price per adult, in whole cents. */
-                                adult: number | null;
-                                /** @description Price per junior, in whole cents. */
-                                junior: number | null;
-                                /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                flat_rate: number | null;
-                                /** @description The package's base price before per-head prices, in whole cents. */
-                                base: number | null;
-                            } | null;
-                            /** @description How many guests a booking may have; null where there is no limit. */
-                            guests: {
-                                /** @description Fewest adults a booking may have. */
-                                min_adults: number | null;
-                                /** @description Most adults a booking may have. */
-                                max_adults: number | null;
-                                /** @description Fewest juniors a booking may have. */
-                                min_juniors: number | null;
-                                /** @description Most juniors a booking may have. */
-                                max_juniors: number | null;
-                                /** @description Most guests in all a booking may have. */
-                                max_guests: number | null;
-                            };
-                            /** @description True when only staff can book it. */
-                            staff_only: boolean;
-                            /** @description Where it is sold. Empty means every venue. */
-                            venues: string[];
-                            /** @description How long the package lasts, in minutes. */
-                            duration_minutes: number | null;
-                            /** @description The deposit a booking must pay; null when none. */
-                            deposit: {
-                                /** @description How the deposit is worked out, as the venue names it. */
-                                type: string | null;
-                                /** @description The deposit's amount or rate. */
-                                value: number | null;
-                            } | null;
-                            /** @description First day it can be booked for, yyyy-MM-dd. */
-                            available_from: string | null;
-                            /** @description Last day it can be booked for, yyyy-MM-dd. */
-                            available_until: string | null;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            updated_at: string;
-                        }[];
-                        /** @description True while there are more records: ask again with `starting_after`. */
-                        has_more: boolean;
-                        /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
-                        next_cursor?: string;
-                    };
+                    "application/json": components["schemas"]["PackageList"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -6597,90 +6559,7 @@ export interface operations {
                      *       "available_until": null
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `pkg_` id. */
-                        id: string;
-                        /**
-                         * @description Always `package`.
-                         * @enum {string}
-                         */
-                        object: "package";
-                        /** @description The name customers see. */
-                        name: string;
-                        /** @description A short, URL-safe name, unique in the workspace. */
-                        slug: string;
-                        /** @description What it is, for customers. */
-                        description: string | null;
-                        /** @description Whether it is on sale, as the venue names it. */
-                        status: string | null;
-                        /**
-                         * @description Priced per head or at a flat rate.
-                         * @enum {string|null}
-                         */
-                        pricing_model: "per_head" | "flat_rate" | null;
-                        /** @description Integer cents or null. */
-                        prices: {
-                            /** @description Price per adult, in whole cents. */
-                            adult: number | null;
-                            /** @description Price per junior, in whole cents. */
-                            junior: number | null;
-                            /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                            flat_rate: number | null;
-                            /** @description The package's base price before per-head prices, in whole cents. */
-                            base: number | null;
-                        };
-                        /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
-                        peak_prices: {
-                            /** @description Price per adult, in whole cents. */
-                            adult: number | null;
-                            /** @description Price per junior, in whole cents. */
-                            junior: number | null;
-                            /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                            flat_rate: number | null;
-                            /** @description The package's base price before per-head prices, in whole cents. */
-                            base: number | null;
-                        } | null;
-                        /** @description How many guests a booking may have; null where there is no limit. */
-                        guests: {
-                            /** @description Fewest adults a booking may have. */
-                            min_adults: number | null;
-                            /** @description Most adults a booking may have. */
-                            max_adults: number | null;
-                            /** @description Fewest juniors a booking may have. */
-                            min_juniors: number | null;
-                            /** @description Most juniors a booking may have. */
-                            max_juniors: number | null;
-                            /** @description Most guests in all a booking may have. */
-                            max_guests: number | null;
-                        };
-                        /** @description True when only staff can book it. */
-                        staff_only: boolean;
-                        /** @description Where it is sold. Empty means every venue. */
-                        venues: string[];
-                        /** @description How long the package lasts, in minutes. */
-                        duration_minutes: number | null;
-                        /** @description The deposit a booking must pay; null when none. */
-                        deposit: {
-                            /** @description How the deposit is worked out, as the venue names it. */
-                            type: string | null;
-                            /** @description The deposit's amount or rate. */
-                            value: number | null;
-                        } | null;
-                        /** @description First day it can be booked for, yyyy-MM-dd. */
-                        available_from: string | null;
-                        /** @description Last day it can be booked for, yyyy-MM-dd. */
-                        available_until: string | null;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Package"];
                 };
             };
             /** @description Not modified */
@@ -6785,87 +6664,7 @@ export interface operations {
                      *       "next_cursor": "eyJjIjoiMjAyNi0wOS0xNFQwMjoxMTowOS40MTJaIiwiaSI6ImN1c183bkgycFE0In0"
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description Always `list`.
-                         * @enum {string}
-                         */
-                        object: "list";
-                        /** @description This page of records, newest first. */
-                        data: {
-                            /** @description A `evt_` id. */
-                            id: string;
-                            /**
-                             * @description Always `event`.
-                             * @enum {string}
-                             */
-                            object: "event";
-                            /** @description The event's name. */
-                            name: string;
-                            /** @description A short, URL-safe name, unique in the workspace. */
-                            slug: string;
-                            /** @description What the event is, for customers. */
-                            description: string | null;
-                            /** @description Whether it is on sale, as the venue names it. */
-                            status: string | null;
-                            /** @description The `ven_` id of the venue it is at. */
-                            venue: string | null;
-                            /** @description Cents. */
-                            price_per_ticket: number | null;
-                            /** @description The ticket limit the venue set. */
-                            max_tickets: number | null;
-                            /** @description The fewest tickets an order may have, as the venue set it. */
-                            min_tickets: number | null;
-                            /** @description Youngest age admitted, in years. */
-                            min_age: number | null;
-                            /** @description How long it lasts, in minutes. */
-                            duration_minutes: number | null;
-                            /** @description How its dates work: one date, several, or a series. */
-                            date_mode: string | null;
-                            /** @description The IANA timezone its local dates and times are read in. */
-                            timezone: string | null;
-                            /** @description True when only staff can sell it. */
-                            staff_only: boolean;
-                            /** @description Its dates. */
-                            dates: {
-                                /** @description A `evd_` id. */
-                                id: string;
-                                /** @description The date's name, when it has one. */
-                                label: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When it starts (UTC).
-                                 */
-                                scheduled_at: string | null;
-                                /** @description The day it starts on the venue's calendar. */
-                                local_date: string | null;
-                                /** @description The time it starts on the venue's clock. */
-                                local_time: string | null;
-                                /** @description How long it lasts, in minutes. */
-                                duration_minutes: number | null;
-                                /** @description Most tickets this date sells. */
-                                max_tickets: number | null;
-                                /** @description Cents. */
-                                price_per_ticket: number | null;
-                                /** @description The date's status. */
-                                status: string | null;
-                            }[];
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            updated_at: string;
-                        }[];
-                        /** @description True while there are more records: ask again with `starting_after`. */
-                        has_more: boolean;
-                        /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
-                        next_cursor?: string;
-                    };
+                    "application/json": components["schemas"]["EventList"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -6945,75 +6744,7 @@ export interface operations {
                      *       "updated_at": "2026-10-02T23:45:01.007Z"
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `evt_` id. */
-                        id: string;
-                        /**
-                         * @description Always `event`.
-                         * @enum {string}
-                         */
-                        object: "event";
-                        /** @description The event's name. */
-                        name: string;
-                        /** @description A short, URL-safe name, unique in the workspace. */
-                        slug: string;
-                        /** @description What the event is, for customers. */
-                        description: string | null;
-                        /** @description Whether it is on sale, as the venue names it. */
-                        status: string | null;
-                        /** @description The `ven_` id of the venue it is at. */
-                        venue: string | null;
-                        /** @description Cents. */
-                        price_per_ticket: number | null;
-                        /** @description The ticket limit the venue set. */
-                        max_tickets: number | null;
-                        /** @description The fewest tickets an order may have, as the venue set it. */
-                        min_tickets: number | null;
-                        /** @description Youngest age admitted, in years. */
-                        min_age: number | null;
-                        /** @description How long it lasts, in minutes. */
-                        duration_minutes: number | null;
-                        /** @description How its dates work: one date, several, or a series. */
-                        date_mode: string | null;
-                        /** @description The IANA timezone its local dates and times are read in. */
-                        timezone: string | null;
-                        /** @description True when only staff can sell it. */
-                        staff_only: boolean;
-                        /** @description Its dates. */
-                        dates: {
-                            /** @description A `evd_` id. */
-                            id: string;
-                            /** @description The date's name, when it has one. */
-                            label: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When it starts (UTC).
-                             */
-                            scheduled_at: string | null;
-                            /** @description The day it starts on the venue's calendar. */
-                            local_date: string | null;
-                            /** @description The time it starts on the venue's clock. */
-                            local_time: string | null;
-                            /** @description How long it lasts, in minutes. */
-                            duration_minutes: number | null;
-                            /** @description Most tickets this date sells. */
-                            max_tickets: number | null;
-                            /** @description Cents. */
-                            price_per_ticket: number | null;
-                            /** @description The date's status. */
-                            status: string | null;
-                        }[];
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Event"];
                 };
             };
             /** @description Not modified */
@@ -7105,54 +6836,7 @@ export interface operations {
                      *       "next_cursor": "eyJjIjoiMjAyNi0wOS0xNFQwMjoxMTowOS40MTJaIiwiaSI6ImN1c183bkgycFE0In0"
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description Always `list`.
-                         * @enum {string}
-                         */
-                        object: "list";
-                        /** @description This page of records, newest first. */
-                        data: {
-                            /** @description A `tkt_` id. */
-                            id: string;
-                            /**
-                             * @description Always `ticket`.
-                             * @enum {string}
-                             */
-                            object: "ticket";
-                            /** @description The `evt_` id of the event. */
-                            event: string | null;
-                            /** @description The `evd_` id of the event date this ticket is for. */
-                            event_date: string | null;
-                            /** @description The `ord_` id of the order that sold it. */
-                            order: string | null;
-                            /** @description The `cus_` id of the customer who holds it. */
-                            customer: string | null;
-                            /** @description Who the ticket is for, when named. */
-                            attendee_name: string | null;
-                            /** @description The ticket's status, as the venue names it. */
-                            status: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When the attendee was checked in; null until then.
-                             */
-                            checked_in_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            updated_at: string;
-                        }[];
-                        /** @description True while there are more records: ask again with `starting_after`. */
-                        has_more: boolean;
-                        /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
-                        next_cursor?: string;
-                    };
+                    "application/json": components["schemas"]["TicketList"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -7213,42 +6897,7 @@ export interface operations {
                      *       "updated_at": "2026-10-02T23:45:01.007Z"
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `tkt_` id. */
-                        id: string;
-                        /**
-                         * @description Always `ticket`.
-                         * @enum {string}
-                         */
-                        object: "ticket";
-                        /** @description The `evt_` id of the event. */
-                        event: string | null;
-                        /** @description The `evd_` id of the event date this ticket is for. */
-                        event_date: string | null;
-                        /** @description The `ord_` id of the order that sold it. */
-                        order: string | null;
-                        /** @description The `cus_` id of the customer who holds it. */
-                        customer: string | null;
-                        /** @description Who the ticket is for, when named. */
-                        attendee_name: string | null;
-                        /** @description The ticket's status, as the venue names it. */
-                        status: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When the attendee was checked in; null until then.
-                         */
-                        checked_in_at: string | null;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Ticket"];
                 };
             };
             /** @description Not modified */
@@ -7355,77 +7004,7 @@ export interface operations {
                      *       "next_cursor": "eyJjIjoiMjAyNi0wOS0xNFQwMjoxMTowOS40MTJaIiwiaSI6ImN1c183bkgycFE0In0"
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description Always `list`.
-                         * @enum {string}
-                         */
-                        object: "list";
-                        /** @description This page of records, newest first. */
-                        data: {
-                            /** @description A `gft_` id. */
-                            id: string;
-                            /**
-                             * @description Always `gift_card`.
-                             * @enum {string}
-                             */
-                            object: "gift_card";
-                            /** @description Last four characters of the code. */
-                            code_last4: string | null;
-                            /** @description What is left on the card, in whole cents. */
-                            balance: number;
-                            /**
-                             * Format: date-time
-                             * @description When the card expires; null if it never does.
-                             */
-                            expires_at: string | null;
-                            /** @description False once the card was cancelled. */
-                            active: boolean;
-                            /** @description The `cus_` id of the customer who holds the card. */
-                            holder: string | null;
-                            /** @description The `cus_` id of the customer who bought it. */
-                            buyer: string | null;
-                            /** @description The name the card was made out to. */
-                            recipient_name: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When the card was sent to its recipient.
-                             */
-                            delivered_at: string | null;
-                            /** @description Every change to the balance, oldest first. */
-                            movements: {
-                                /** @description For example issue, redeem, refund. */
-                                type: string | null;
-                                /** @description Whole cents this movement moved. */
-                                amount: number;
-                                /** @description The balance after this movement, in cents. */
-                                balance_after: number | null;
-                                /** @description The `ord_` id of the order it happened on, if any. */
-                                order: string | null;
-                                /** @description The `bkg_` id of the booking it paid for, if any. */
-                                booking: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When it happened (UTC, ISO 8601).
-                                 */
-                                created_at: string;
-                            }[];
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description UTC, ISO 8601 with milliseconds and Z.
-                             */
-                            updated_at: string;
-                        }[];
-                        /** @description True while there are more records: ask again with `starting_after`. */
-                        has_more: boolean;
-                        /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
-                        next_cursor?: string;
-                    };
+                    "application/json": components["schemas"]["GiftCardList"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -7505,65 +7084,7 @@ export interface operations {
                      *       "updated_at": "2026-10-02T23:45:01.007Z"
                      *     }
                      */
-                    "application/json": {
-                        /** @description A `gft_` id. */
-                        id: string;
-                        /**
-                         * @description Always `gift_card`.
-                         * @enum {string}
-                         */
-                        object: "gift_card";
-                        /** @description Last four characters of the code. */
-                        code_last4: string | null;
-                        /** @description What is left on the card, in whole cents. */
-                        balance: number;
-                        /**
-                         * Format: date-time
-                         * @description When the card expires; null if it never does.
-                         */
-                        expires_at: string | null;
-                        /** @description False once the card was cancelled. */
-                        active: boolean;
-                        /** @description The `cus_` id of the customer who holds the card. */
-                        holder: string | null;
-                        /** @description The `cus_` id of the customer who bought it. */
-                        buyer: string | null;
-                        /** @description The name the card was made out to. */
-                        recipient_name: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When the card was sent to its recipient.
-                         */
-                        delivered_at: string | null;
-                        /** @description Every change to the balance, oldest first. */
-                        movements: {
-                            /** @description For example issue, redeem, refund. */
-                            type: string | null;
-                            /** @description Whole cents this movement moved. */
-                            amount: number;
-                            /** @description The balance after this movement, in cents. */
-                            balance_after: number | null;
-                            /** @description The `ord_` id of the order it happened on, if any. */
-                            order: string | null;
-                            /** @description The `bkg_` id of the booking it paid for, if any. */
-                            booking: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When it happened (UTC, ISO 8601).
-                             */
-                            created_at: string;
-                        }[];
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description UTC, ISO 8601 with milliseconds and Z.
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["GiftCard"];
                 };
             };
             /** @description Not modified */
@@ -7695,2163 +7216,7 @@ export interface operations {
                      *       "next_cursor": "eyJjIjoiMjAyNi0wOS0xNFQwMjoxMTowOS40MTJaIiwiaSI6ImN1c183bkgycFE0In0"
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description Always `list`.
-                         * @enum {string}
-                         */
-                        object: "list";
-                        /** @description This page of records, newest first. */
-                        data: ({
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "customer.created";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The customer as GET showed it right after. */
-                                object: {
-                                    /** @description A `cus_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `customer`.
-                                     * @enum {string}
-                                     */
-                                    object: "customer";
-                                    /** @description Given name; never empty. */
-                                    first_name: string;
-                                    /** @description Family name. */
-                                    last_name: string | null;
-                                    /** @description What the customer likes to be called. */
-                                    nickname: string | null;
-                                    /** @description Stored lowercase. One customer per email. */
-                                    email: string | null;
-                                    /** @description E.164. */
-                                    phone: string | null;
-                                    /** @description yyyy-MM-dd */
-                                    date_of_birth: string | null;
-                                    /** @description The company the customer is with. */
-                                    company: string | null;
-                                    /** @description Postal address; every member may be null. */
-                                    address: {
-                                        /** @description Street address. */
-                                        line1: string | null;
-                                        /** @description Apartment, unit or building. */
-                                        line2: string | null;
-                                        /** @description Suburb or city. */
-                                        suburb: string | null;
-                                        /** @description State or region. */
-                                        state: string | null;
-                                        /** @description Postal code. */
-                                        postcode: string | null;
-                                        /** @description Country. */
-                                        country: string | null;
-                                    };
-                                    /** @description Age group: computed from date_of_birth when it is set, else as stored. */
-                                    adult: boolean | null;
-                                    /** @description Whether they agreed to marketing email and SMS. */
-                                    marketing_consent: boolean;
-                                    /** @description Membership of the venue's loyalty scheme. */
-                                    membership: {
-                                        /** @description True for a member of the venue's membership scheme. */
-                                        member: boolean;
-                                        /** @description The membership tier, as the venue names it. */
-                                        tier: string | null;
-                                    };
-                                    /** @description The tags the customer has. */
-                                    tags: {
-                                        /** @description A `tag_` id. */
-                                        id: string;
-                                        /** @description The tag's name. */
-                                        name: string;
-                                        /**
-                                         * Format: date-time
-                                         * @description When the customer was tagged.
-                                         */
-                                        added_at: string | null;
-                                    }[];
-                                    /** @description The lists the customer is on, or left. */
-                                    lists: {
-                                        /** @description A `lst_` id. */
-                                        id: string;
-                                        /** @description The list's name. */
-                                        name: string;
-                                        /**
-                                         * @description `active`, or `unsubscribed` once they left.
-                                         * @enum {string|null}
-                                         */
-                                        status: "active" | "unsubscribed" | null;
-                                        /**
-                                         * Format: date-time
-                                         * @description When the customer was put on the list.
-                                         */
-                                        added_at: string | null;
-                                        /**
-                                         * Format: date-time
-                                         * @description When they left the list; null while active.
-                                         */
-                                        unsubscribed_at: string | null;
-                                    }[];
-                                    /** @description False for test data, true for real data. */
-                                    livemode: boolean;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                    /** @description Send it in double quotes as If-Match to change this customer. */
-                                    version: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "customer.updated";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The customer as GET showed it right after. */
-                                object: {
-                                    /** @description A `cus_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `customer`.
-                                     * @enum {string}
-                                     */
-                                    object: "customer";
-                                    /** @description Given name; never empty. */
-                                    first_name: string;
-                                    /** @description Family name. */
-                                    last_name: string | null;
-                                    /** @description What the customer likes to be called. */
-                                    nickname: string | null;
-                                    /** @description Stored lowercase. One customer per email. */
-                                    email: string | null;
-                                    /** @description E.164. */
-                                    phone: string | null;
-                                    /** @description yyyy-MM-dd */
-                                    date_of_birth: string | null;
-                                    /** @description The company the customer is with. */
-                                    company: string | null;
-                                    /** @description Postal address; every member may be null. */
-                                    address: {
-                                        /** @description Street address. */
-                                        line1: string | null;
-                                        /** @description Apartment, unit or building. */
-                                        line2: string | null;
-                                        /** @description Suburb or city. */
-                                        suburb: string | null;
-                                        /** @description State or region. */
-                                        state: string | null;
-                                        /** @description Postal code. */
-                                        postcode: string | null;
-                                        /** @description Country. */
-                                        country: string | null;
-                                    };
-                                    /** @description Age group: computed from date_of_birth when it is set, else as stored. */
-                                    adult: boolean | null;
-                                    /** @description Whether they agreed to marketing email and SMS. */
-                                    marketing_consent: boolean;
-                                    /** @description Membership of the venue's loyalty scheme. */
-                                    membership: {
-                                        /** @description True for a member of the venue's membership scheme. */
-                                        member: boolean;
-                                        /** @description The membership tier, as the venue names it. */
-                                        tier: string | null;
-                                    };
-                                    /** @description The tags the customer has. */
-                                    tags: {
-                                        /** @description A `tag_` id. */
-                                        id: string;
-                                        /** @description The tag's name. */
-                                        name: string;
-                                        /**
-                                         * Format: date-time
-                                         * @description When the customer was tagged.
-                                         */
-                                        added_at: string | null;
-                                    }[];
-                                    /** @description The lists the customer is on, or left. */
-                                    lists: {
-                                        /** @description A `lst_` id. */
-                                        id: string;
-                                        /** @description The list's name. */
-                                        name: string;
-                                        /**
-                                         * @description `active`, or `unsubscribed` once they left.
-                                         * @enum {string|null}
-                                         */
-                                        status: "active" | "unsubscribed" | null;
-                                        /**
-                                         * Format: date-time
-                                         * @description When the customer was put on the list.
-                                         */
-                                        added_at: string | null;
-                                        /**
-                                         * Format: date-time
-                                         * @description When they left the list; null while active.
-                                         */
-                                        unsubscribed_at: string | null;
-                                    }[];
-                                    /** @description False for test data, true for real data. */
-                                    livemode: boolean;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                    /** @description Send it in double quotes as If-Match to change this customer. */
-                                    version: string;
-                                };
-                                /** @description The changed top-level fields' values before the change. */
-                                previous_attributes: {
-                                    /** @description A `cus_` id. */
-                                    id?: string;
-                                    /**
-                                     * @description Always `customer`.
-                                     * @enum {string}
-                                     */
-                                    object?: "customer";
-                                    /** @description Given name; never empty. */
-                                    first_name?: string;
-                                    /** @description Family name. */
-                                    last_name?: string | null;
-                                    /** @description What the customer likes to be called. */
-                                    nickname?: string | null;
-                                    /** @description Stored lowercase. One customer per email. */
-                                    email?: string | null;
-                                    /** @description E.164. */
-                                    phone?: string | null;
-                                    /** @description yyyy-MM-dd */
-                                    date_of_birth?: string | null;
-                                    /** @description The company the customer is with. */
-                                    company?: string | null;
-                                    /** @description Postal address; every member may be null. */
-                                    address?: {
-                                        /** @description Street address. */
-                                        line1: string | null;
-                                        /** @description Apartment, unit or building. */
-                                        line2: string | null;
-                                        /** @description Suburb or city. */
-                                        suburb: string | null;
-                                        /** @description State or region. */
-                                        state: string | null;
-                                        /** @description Postal code. */
-                                        postcode: string | null;
-                                        /** @description Country. */
-                                        country: string | null;
-                                    };
-                                    /** @description Age group: computed from date_of_birth when it is set, else as stored. */
-                                    adult?: boolean | null;
-                                    /** @description Whether they agreed to marketing email and SMS. */
-                                    marketing_consent?: boolean;
-                                    /** @description Membership of the venue's loyalty scheme. */
-                                    membership?: {
-                                        /** @description True for a member of the venue's membership scheme. */
-                                        member: boolean;
-                                        /** @description The membership tier, as the venue names it. */
-                                        tier: string | null;
-                                    };
-                                    /** @description The tags the customer has. */
-                                    tags?: {
-                                        /** @description A `tag_` id. */
-                                        id: string;
-                                        /** @description The tag's name. */
-                                        name: string;
-                                        /**
-                                         * Format: date-time
-                                         * @description When the customer was tagged.
-                                         */
-                                        added_at: string | null;
-                                    }[];
-                                    /** @description The lists the customer is on, or left. */
-                                    lists?: {
-                                        /** @description A `lst_` id. */
-                                        id: string;
-                                        /** @description The list's name. */
-                                        name: string;
-                                        /**
-                                         * @description `active`, or `unsubscribed` once they left.
-                                         * @enum {string|null}
-                                         */
-                                        status: "active" | "unsubscribed" | null;
-                                        /**
-                                         * Format: date-time
-                                         * @description When the customer was put on the list.
-                                         */
-                                        added_at: string | null;
-                                        /**
-                                         * Format: date-time
-                                         * @description When they left the list; null while active.
-                                         */
-                                        unsubscribed_at: string | null;
-                                    }[];
-                                    /** @description False for test data, true for real data. */
-                                    livemode?: boolean;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at?: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at?: string;
-                                    /** @description Send it in double quotes as If-Match to change this customer. */
-                                    version?: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "customer.deleted";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The deleted shape. */
-                                object: {
-                                    /** @description A `cus_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `customer`.
-                                     * @enum {string}
-                                     */
-                                    object: "customer";
-                                    /**
-                                     * @description Always true: the customer is gone.
-                                     * @enum {boolean}
-                                     */
-                                    deleted: true;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "booking.created";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The booking as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `bkg_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `booking`.
-                                     * @enum {string}
-                                     */
-                                    object: "booking";
-                                    /** @description The booking number a person reads out. */
-                                    number: string;
-                                    /** @description The `ven_` id of the venue the booking is at. */
-                                    venue: string;
-                                    /** @description Where the booking is in its life. */
-                                    status: {
-                                        /** @description The venue's own name for the status. */
-                                        name: string | null;
-                                        /**
-                                         * @description The kind of status, for programs.
-                                         * @enum {string|null}
-                                         */
-                                        type: "active" | "completed" | "cancelled" | "hold" | "expired" | null;
-                                    };
-                                    /**
-                                     * Format: date-time
-                                     * @description When the booking starts (UTC).
-                                     */
-                                    scheduled_at: string | null;
-                                    /** @description The day it starts on the venue's calendar, yyyy-MM-dd. */
-                                    local_date: string | null;
-                                    /** @description The time it starts on the venue's clock, HH:mm. */
-                                    local_time: string | null;
-                                    /** @description The IANA timezone local_date and local_time are read in. */
-                                    timezone: string | null;
-                                    /** @description How long the booking lasts, in minutes. */
-                                    duration_minutes: number | null;
-                                    /** @description How many people the booking is for. */
-                                    guests: {
-                                        /** @description Adult guests. */
-                                        adults: number;
-                                        /** @description Junior guests. */
-                                        juniors: number;
-                                        /** @description Guests beyond the adults and juniors priced. */
-                                        additional: number;
-                                    };
-                                    /** @description The customers on the booking. */
-                                    people: {
-                                        /** @description The `cus_` id of the customer. */
-                                        customer: string;
-                                        /** @description True for the customer the booking is under. */
-                                        primary: boolean;
-                                        /** @description Age group, when known. */
-                                        adult: boolean | null;
-                                        /** @description Their role on the booking, as the venue names it. */
-                                        role: string | null;
-                                        /**
-                                         * Format: date-time
-                                         * @description When they were checked in.
-                                         */
-                                        checked_in_at: string | null;
-                                    }[];
-                                    /** @description What was booked. */
-                                    lines: {
-                                        /** @description What was booked; null when the product is gone. */
-                                        product: {
-                                            /** @description What kind of product was booked. */
-                                            object: "activity" | "package" | "event";
-                                            /** @description An `act_`, `pkg_` or `evt_` id. */
-                                            id: string;
-                                            /** @description The product's name. */
-                                            name: string | null;
-                                        } | null;
-                                        /** @description How many. */
-                                        quantity: number;
-                                    }[];
-                                    /** @description Where the booking came from. */
-                                    source: string | null;
-                                    /** @description True for a staff block that holds time but is nobody's booking. */
-                                    blocked: boolean;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the booking was checked in.
-                                     */
-                                    checked_in_at: string | null;
-                                    /** @description When an unpaid hold lapses. */
-                                    hold_expires_at: string | null;
-                                    /** @description False for test data, true for real data. */
-                                    livemode: boolean;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "booking.updated";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The booking as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `bkg_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `booking`.
-                                     * @enum {string}
-                                     */
-                                    object: "booking";
-                                    /** @description The booking number a person reads out. */
-                                    number: string;
-                                    /** @description The `ven_` id of the venue the booking is at. */
-                                    venue: string;
-                                    /** @description Where the booking is in its life. */
-                                    status: {
-                                        /** @description The venue's own name for the status. */
-                                        name: string | null;
-                                        /**
-                                         * @description The kind of status, for programs.
-                                         * @enum {string|null}
-                                         */
-                                        type: "active" | "completed" | "cancelled" | "hold" | "expired" | null;
-                                    };
-                                    /**
-                                     * Format: date-time
-                                     * @description When the booking starts (UTC).
-                                     */
-                                    scheduled_at: string | null;
-                                    /** @description The day it starts on the venue's calendar, yyyy-MM-dd. */
-                                    local_date: string | null;
-                                    /** @description The time it starts on the venue's clock, HH:mm. */
-                                    local_time: string | null;
-                                    /** @description The IANA timezone local_date and local_time are read in. */
-                                    timezone: string | null;
-                                    /** @description How long the booking lasts, in minutes. */
-                                    duration_minutes: number | null;
-                                    /** @description How many people the booking is for. */
-                                    guests: {
-                                        /** @description Adult guests. */
-                                        adults: number;
-                                        /** @description Junior guests. */
-                                        juniors: number;
-                                        /** @description Guests beyond the adults and juniors priced. */
-                                        additional: number;
-                                    };
-                                    /** @description The customers on the booking. */
-                                    people: {
-                                        /** @description The `cus_` id of the customer. */
-                                        customer: string;
-                                        /** @description True for the customer the booking is under. */
-                                        primary: boolean;
-                                        /** @description Age group, when known. */
-                                        adult: boolean | null;
-                                        /** @description Their role on the booking, as the venue names it. */
-                                        role: string | null;
-                                        /**
-                                         * Format: date-time
-                                         * @description When they were checked in.
-                                         */
-                                        checked_in_at: string | null;
-                                    }[];
-                                    /** @description What was booked. */
-                                    lines: {
-                                        /** @description What was booked; null when the product is gone. */
-                                        product: {
-                                            /** @description What kind of product was booked. */
-                                            object: "activity" | "package" | "event";
-                                            /** @description An `act_`, `pkg_` or `evt_` id. */
-                                            id: string;
-                                            /** @description The product's name. */
-                                            name: string | null;
-                                        } | null;
-                                        /** @description How many. */
-                                        quantity: number;
-                                    }[];
-                                    /** @description Where the booking came from. */
-                                    source: string | null;
-                                    /** @description True for a staff block that holds time but is nobody's booking. */
-                                    blocked: boolean;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the booking was checked in.
-                                     */
-                                    checked_in_at: string | null;
-                                    /** @description When an unpaid hold lapses. */
-                                    hold_expires_at: string | null;
-                                    /** @description False for test data, true for real data. */
-                                    livemode: boolean;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "order.created";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The order as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `ord_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `order`.
-                                     * @enum {string}
-                                     */
-                                    object: "order";
-                                    /** @description The order number a person reads out. */
-                                    number: string;
-                                    /** @description An outside reference for the order. */
-                                    reference: string | null;
-                                    /**
-                                     * @description What the order was for.
-                                     * @enum {string|null}
-                                     */
-                                    type: "booking" | "event" | "gift_card" | "pos" | null;
-                                    /** @description The order's status. */
-                                    status: string | null;
-                                    /** @description The `ven_` id of the venue that sold it. */
-                                    venue: string | null;
-                                    /** @description The `cus_` id of the customer. */
-                                    customer: string | null;
-                                    /** @description The `bkg_` id of the booking it pays for. */
-                                    booking: string | null;
-                                    /** @description The `evt_` id of the event it sells tickets to. */
-                                    event: string | null;
-                                    /** @description Who the order was for when it was taken (can differ from the customer today). */
-                                    billing_details: {
-                                        /** @description The name on the order. */
-                                        name: string | null;
-                                        /** @description The email on the order (masked for masked keys). */
-                                        email: string | null;
-                                        /** @description The phone on the order (masked for masked keys). */
-                                        phone: string | null;
-                                    };
-                                    /** @description Lowercase ISO 4217. */
-                                    currency: string;
-                                    /** @description Before discounts, in whole cents. */
-                                    subtotal: number;
-                                    /** @description Discounts, in whole cents. */
-                                    discount: number;
-                                    /** @description Paid with gift cards, in whole cents. */
-                                    gift_card: number;
-                                    /** @description Paid with store credit, in whole cents. */
-                                    store_credit: number;
-                                    /** @description The order's total, in whole cents. */
-                                    total: number;
-                                    /** @description Refunded so far, in whole cents. */
-                                    amount_refunded: number;
-                                    /** @description Still to pay, in whole cents. */
-                                    amount_due: number;
-                                    /** @description Cents, net of refunds. */
-                                    amount_paid: number;
-                                    /** @description The discount code used. */
-                                    discount_code: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When payment is due.
-                                     */
-                                    due_date: string | null;
-                                    /** @description What was sold; a change is a new line that `adjusts` another. */
-                                    lines: {
-                                        /** @description The line's id within the order. */
-                                        id: string;
-                                        /** @description What was sold. */
-                                        name: string | null;
-                                        /** @description The kind of line, as the venue's system names it. */
-                                        type: string | null;
-                                        /** @description The product category. */
-                                        category: string | null;
-                                        /** @description How many. */
-                                        quantity: number;
-                                        /** @description Price of one, in whole cents. */
-                                        unit_price: number;
-                                        /** @description The line's total, in whole cents. */
-                                        total: number;
-                                        /** @description Discount on the line, in whole cents. */
-                                        discount: number;
-                                        /** @description Tax in the line, in whole cents. */
-                                        tax: number;
-                                        /** @description The tax rate applied, as a decimal string. */
-                                        tax_rate: string | null;
-                                        /** @description The line this one adjusts; lines are never edited. */
-                                        adjusts: string | null;
-                                    }[];
-                                    /** @description Payments taken. */
-                                    payments: {
-                                        /** @description Amount paid, in whole cents. */
-                                        amount: number;
-                                        /** @description How it was paid. */
-                                        method: string | null;
-                                        /** @description The payment's status. */
-                                        status: string | null;
-                                        /** @description The card paid with; null when no card was used. */
-                                        card: {
-                                            /** @description The card brand. */
-                                            brand: string | null;
-                                            /** @description The last four digits of the card. */
-                                            last4: string;
-                                        } | null;
-                                        /**
-                                         * Format: date-time
-                                         * @description When the payment went through.
-                                         */
-                                        processed_at: string | null;
-                                    }[];
-                                    /** @description Refunds made. */
-                                    refunds: {
-                                        /** @description Amount refunded, in whole cents. */
-                                        amount: number;
-                                        /** @description Why it was refunded. */
-                                        reason: string | null;
-                                        /** @description The refund's status. */
-                                        status: string | null;
-                                        /**
-                                         * Format: date-time
-                                         * @description When the refund went through.
-                                         */
-                                        processed_at: string | null;
-                                    }[];
-                                    /** @description False for test data, true for real data. */
-                                    livemode: boolean;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "order.updated";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The order as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `ord_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `order`.
-                                     * @enum {string}
-                                     */
-                                    object: "order";
-                                    /** @description The order number a person reads out. */
-                                    number: string;
-                                    /** @description An outside reference for the order. */
-                                    reference: string | null;
-                                    /**
-                                     * @description What the order was for.
-                                     * @enum {string|null}
-                                     */
-                                    type: "booking" | "event" | "gift_card" | "pos" | null;
-                                    /** @description The order's status. */
-                                    status: string | null;
-                                    /** @description The `ven_` id of the venue that sold it. */
-                                    venue: string | null;
-                                    /** @description The `cus_` id of the customer. */
-                                    customer: string | null;
-                                    /** @description The `bkg_` id of the booking it pays for. */
-                                    booking: string | null;
-                                    /** @description The `evt_` id of the event it sells tickets to. */
-                                    event: string | null;
-                                    /** @description Who the order was for when it was taken (can differ from the customer today). */
-                                    billing_details: {
-                                        /** @description The name on the order. */
-                                        name: string | null;
-                                        /** @description The email on the order (masked for masked keys). */
-                                        email: string | null;
-                                        /** @description The phone on the order (masked for masked keys). */
-                                        phone: string | null;
-                                    };
-                                    /** @description Lowercase ISO 4217. */
-                                    currency: string;
-                                    /** @description Before discounts, in whole cents. */
-                                    subtotal: number;
-                                    /** @description Discounts, in whole cents. */
-                                    discount: number;
-                                    /** @description Paid with gift cards, in whole cents. */
-                                    gift_card: number;
-                                    /** @description Paid with store credit, in whole cents. */
-                                    store_credit: number;
-                                    /** @description The order's total, in whole cents. */
-                                    total: number;
-                                    /** @description Refunded so far, in whole cents. */
-                                    amount_refunded: number;
-                                    /** @description Still to pay, in whole cents. */
-                                    amount_due: number;
-                                    /** @description Cents, net of refunds. */
-                                    amount_paid: number;
-                                    /** @description The discount code used. */
-                                    discount_code: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When payment is due.
-                                     */
-                                    due_date: string | null;
-                                    /** @description What was sold; a change is a new line that `adjusts` another. */
-                                    lines: {
-                                        /** @description The line's id within the order. */
-                                        id: string;
-                                        /** @description What was sold. */
-                                        name: string | null;
-                                        /** @description The kind of line, as the venue's system names it. */
-                                        type: string | null;
-                                        /** @description The product category. */
-                                        category: string | null;
-                                        /** @description How many. */
-                                        quantity: number;
-                                        /** @description Price of one, in whole cents. */
-                                        unit_price: number;
-                                        /** @description The line's total, in whole cents. */
-                                        total: number;
-                                        /** @description Discount on the line, in whole cents. */
-                                        discount: number;
-                                        /** @description Tax in the line, in whole cents. */
-                                        tax: number;
-                                        /** @description The tax rate applied, as a decimal string. */
-                                        tax_rate: string | null;
-                                        /** @description The line this one adjusts; lines are never edited. */
-                                        adjusts: string | null;
-                                    }[];
-                                    /** @description Payments taken. */
-                                    payments: {
-                                        /** @description Amount paid, in whole cents. */
-                                        amount: number;
-                                        /** @description How it was paid. */
-                                        method: string | null;
-                                        /** @description The payment's status. */
-                                        status: string | null;
-                                        /** @description The card paid with; null when no card was used. */
-                                        card: {
-                                            /** @description The card brand. */
-                                            brand: string | null;
-                                            /** @description The last four digits of the card. */
-                                            last4: string;
-                                        } | null;
-                                        /**
-                                         * Format: date-time
-                                         * @description When the payment went through.
-                                         */
-                                        processed_at: string | null;
-                                    }[];
-                                    /** @description Refunds made. */
-                                    refunds: {
-                                        /** @description Amount refunded, in whole cents. */
-                                        amount: number;
-                                        /** @description Why it was refunded. */
-                                        reason: string | null;
-                                        /** @description The refund's status. */
-                                        status: string | null;
-                                        /**
-                                         * Format: date-time
-                                         * @description When the refund went through.
-                                         */
-                                        processed_at: string | null;
-                                    }[];
-                                    /** @description False for test data, true for real data. */
-                                    livemode: boolean;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "ticket.created";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The ticket as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `tkt_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `ticket`.
-                                     * @enum {string}
-                                     */
-                                    object: "ticket";
-                                    /** @description The `evt_` id of the event. */
-                                    event: string | null;
-                                    /** @description The `evd_` id of the event date this ticket is for. */
-                                    event_date: string | null;
-                                    /** @description The `ord_` id of the order that sold it. */
-                                    order: string | null;
-                                    /** @description The `cus_` id of the customer who holds it. */
-                                    customer: string | null;
-                                    /** @description Who the ticket is for, when named. */
-                                    attendee_name: string | null;
-                                    /** @description The ticket's status, as the venue names it. */
-                                    status: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the attendee was checked in; null until then.
-                                     */
-                                    checked_in_at: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "ticket.updated";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The ticket as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `tkt_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `ticket`.
-                                     * @enum {string}
-                                     */
-                                    object: "ticket";
-                                    /** @description The `evt_` id of the event. */
-                                    event: string | null;
-                                    /** @description The `evd_` id of the event date this ticket is for. */
-                                    event_date: string | null;
-                                    /** @description The `ord_` id of the order that sold it. */
-                                    order: string | null;
-                                    /** @description The `cus_` id of the customer who holds it. */
-                                    customer: string | null;
-                                    /** @description Who the ticket is for, when named. */
-                                    attendee_name: string | null;
-                                    /** @description The ticket's status, as the venue names it. */
-                                    status: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the attendee was checked in; null until then.
-                                     */
-                                    checked_in_at: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "gift_card.created";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The gift card as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `gft_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `gift_card`.
-                                     * @enum {string}
-                                     */
-                                    object: "gift_card";
-                                    /** @description Last four characters of the code. */
-                                    code_last4: string | null;
-                                    /** @description What is left on the card, in whole cents. */
-                                    balance: number;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the card expires; null if it never does.
-                                     */
-                                    expires_at: string | null;
-                                    /** @description False once the card was cancelled. */
-                                    active: boolean;
-                                    /** @description The `cus_` id of the customer who holds the card. */
-                                    holder: string | null;
-                                    /** @description The `cus_` id of the customer who bought it. */
-                                    buyer: string | null;
-                                    /** @description The name the card was made out to. */
-                                    recipient_name: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the card was sent to its recipient.
-                                     */
-                                    delivered_at: string | null;
-                                    /** @description Every change to the balance, oldest first. */
-                                    movements: {
-                                        /** @description For example issue, redeem, refund. */
-                                        type: string | null;
-                                        /** @description Whole cents this movement moved. */
-                                        amount: number;
-                                        /** @description The balance after this movement, in cents. */
-                                        balance_after: number | null;
-                                        /** @description The `ord_` id of the order it happened on, if any. */
-                                        order: string | null;
-                                        /** @description The `bkg_` id of the booking it paid for, if any. */
-                                        booking: string | null;
-                                        /**
-                                         * Format: date-time
-                                         * @description When it happened (UTC, ISO 8601).
-                                         */
-                                        created_at: string;
-                                    }[];
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "gift_card.updated";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The gift card as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `gft_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `gift_card`.
-                                     * @enum {string}
-                                     */
-                                    object: "gift_card";
-                                    /** @description Last four characters of the code. */
-                                    code_last4: string | null;
-                                    /** @description What is left on the card, in whole cents. */
-                                    balance: number;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the card expires; null if it never does.
-                                     */
-                                    expires_at: string | null;
-                                    /** @description False once the card was cancelled. */
-                                    active: boolean;
-                                    /** @description The `cus_` id of the customer who holds the card. */
-                                    holder: string | null;
-                                    /** @description The `cus_` id of the customer who bought it. */
-                                    buyer: string | null;
-                                    /** @description The name the card was made out to. */
-                                    recipient_name: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the card was sent to its recipient.
-                                     */
-                                    delivered_at: string | null;
-                                    /** @description Every change to the balance, oldest first. */
-                                    movements: {
-                                        /** @description For example issue, redeem, refund. */
-                                        type: string | null;
-                                        /** @description Whole cents this movement moved. */
-                                        amount: number;
-                                        /** @description The balance after this movement, in cents. */
-                                        balance_after: number | null;
-                                        /** @description The `ord_` id of the order it happened on, if any. */
-                                        order: string | null;
-                                        /** @description The `bkg_` id of the booking it paid for, if any. */
-                                        booking: string | null;
-                                        /**
-                                         * Format: date-time
-                                         * @description When it happened (UTC, ISO 8601).
-                                         */
-                                        created_at: string;
-                                    }[];
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "venue.created";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The venue as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `ven_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `venue`.
-                                     * @enum {string}
-                                     */
-                                    object: "venue";
-                                    /** @description The venue's name as customers see it. */
-                                    name: string;
-                                    /** @description A short, URL-safe name, unique in the workspace. */
-                                    slug: string;
-                                    /** @description The short code on the venue's booking numbers. */
-                                    booking_code: string | null;
-                                    /** @description IANA timezone in which every local time at this venue is read. */
-                                    timezone: string;
-                                    /** @description Lowercase ISO 4217 code of the venue's prices. */
-                                    currency: string | null;
-                                    /** @description Where the venue is. */
-                                    address: {
-                                        /** @description Street address. */
-                                        line1: string | null;
-                                        /** @description City or suburb. */
-                                        city: string | null;
-                                        /** @description State or region. */
-                                        state: string | null;
-                                        /** @description Postal code. */
-                                        postal_code: string | null;
-                                        /** @description Country. */
-                                        country: string | null;
-                                    };
-                                    /** @description The venue's public phone number. */
-                                    phone: string | null;
-                                    /** @description The venue's public email address. */
-                                    email: string | null;
-                                    /** @description False for a venue that no longer trades. */
-                                    active: boolean;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "venue.updated";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The venue as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `ven_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `venue`.
-                                     * @enum {string}
-                                     */
-                                    object: "venue";
-                                    /** @description The venue's name as customers see it. */
-                                    name: string;
-                                    /** @description A short, URL-safe name, unique in the workspace. */
-                                    slug: string;
-                                    /** @description The short code on the venue's booking numbers. */
-                                    booking_code: string | null;
-                                    /** @description IANA timezone in which every local time at this venue is read. */
-                                    timezone: string;
-                                    /** @description Lowercase ISO 4217 code of the venue's prices. */
-                                    currency: string | null;
-                                    /** @description Where the venue is. */
-                                    address: {
-                                        /** @description Street address. */
-                                        line1: string | null;
-                                        /** @description City or suburb. */
-                                        city: string | null;
-                                        /** @description State or region. */
-                                        state: string | null;
-                                        /** @description Postal code. */
-                                        postal_code: string | null;
-                                        /** @description Country. */
-                                        country: string | null;
-                                    };
-                                    /** @description The venue's public phone number. */
-                                    phone: string | null;
-                                    /** @description The venue's public email address. */
-                                    email: string | null;
-                                    /** @description False for a venue that no longer trades. */
-                                    active: boolean;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "activity.created";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The activity as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `act_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `activity`.
-                                     * @enum {string}
-                                     */
-                                    object: "activity";
-                                    /** @description The name customers see. */
-                                    name: string;
-                                    /** @description A short, URL-safe name, unique in the workspace. */
-                                    slug: string;
-                                    /** @description What it is, for customers. */
-                                    description: string | null;
-                                    /** @description Whether it is on sale, as the venue names it. */
-                                    status: string | null;
-                                    /**
-                                     * @description Priced per head or at a flat rate.
-                                     * @enum {string|null}
-                                     */
-                                    pricing_model: "per_head" | "flat_rate" | null;
-                                    /** @description Integer cents or null. */
-                                    prices: {
-                                        /** @description Price per adult, in whole cents. */
-                                        adult: number | null;
-                                        /** @description Price per junior, in whole cents. */
-                                        junior: number | null;
-                                        /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                        flat_rate: number | null;
-                                    };
-                                    /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
-                                    peak_prices: {
-                                        /** @description Price per adult, in whole cents. */
-                                        adult: number | null;
-                                        /** @description Price per junior, in whole cents. */
-                                        junior: number | null;
-                                        /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                        flat_rate: number | null;
-                                    } | null;
-                                    /** @description How many guests a booking may have; null where there is no limit. */
-                                    guests: {
-                                        /** @description Fewest adults a booking may have. */
-                                        min_adults: number | null;
-                                        /** @description Most adults a booking may have. */
-                                        max_adults: number | null;
-                                        /** @description Fewest juniors a booking may have. */
-                                        min_juniors: number | null;
-                                        /** @description Most juniors a booking may have. */
-                                        max_juniors: number | null;
-                                        /** @description Most guests in all a booking may have. */
-                                        max_guests: number | null;
-                                    };
-                                    /** @description True when only staff can book it. */
-                                    staff_only: boolean;
-                                    /** @description Where it is sold. Empty means every venue. */
-                                    venues: string[];
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "activity.updated";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The activity as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `act_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `activity`.
-                                     * @enum {string}
-                                     */
-                                    object: "activity";
-                                    /** @description The name customers see. */
-                                    name: string;
-                                    /** @description A short, URL-safe name, unique in the workspace. */
-                                    slug: string;
-                                    /** @description What it is, for customers. */
-                                    description: string | null;
-                                    /** @description Whether it is on sale, as the venue names it. */
-                                    status: string | null;
-                                    /**
-                                     * @description Priced per head or at a flat rate.
-                                     * @enum {string|null}
-                                     */
-                                    pricing_model: "per_head" | "flat_rate" | null;
-                                    /** @description Integer cents or null. */
-                                    prices: {
-                                        /** @description Price per adult, in whole cents. */
-                                        adult: number | null;
-                                        /** @description Price per junior, in whole cents. */
-                                        junior: number | null;
-                                        /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                        flat_rate: number | null;
-                                    };
-                                    /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
-                                    peak_prices: {
-                                        /** @description Price per adult, in whole cents. */
-                                        adult: number | null;
-                                        /** @description Price per junior, in whole cents. */
-                                        junior: number | null;
-                                        /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                        flat_rate: number | null;
-                                    } | null;
-                                    /** @description How many guests a booking may have; null where there is no limit. */
-                                    guests: {
-                                        /** @description Fewest adults a booking may have. */
-                                        min_adults: number | null;
-                                        /** @description Most adults a booking may have. */
-                                        max_adults: number | null;
-                                        /** @description Fewest juniors a booking may have. */
-                                        min_juniors: number | null;
-                                        /** @description Most juniors a booking may have. */
-                                        max_juniors: number | null;
-                                        /** @description Most guests in all a booking may have. */
-                                        max_guests: number | null;
-                                    };
-                                    /** @description True when only staff can book it. */
-                                    staff_only: boolean;
-                                    /** @description Where it is sold. Empty means every venue. */
-                                    venues: string[];
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "package.created";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The package as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `pkg_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `package`.
-                                     * @enum {string}
-                                     */
-                                    object: "package";
-                                    /** @description The name customers see. */
-                                    name: string;
-                                    /** @description A short, URL-safe name, unique in the workspace. */
-                                    slug: string;
-                                    /** @description What it is, for customers. */
-                                    description: string | null;
-                                    /** @description Whether it is on sale, as the venue names it. */
-                                    status: string | null;
-                                    /**
-                                     * @description Priced per head or at a flat rate.
-                                     * @enum {string|null}
-                                     */
-                                    pricing_model: "per_head" | "flat_rate" | null;
-                                    /** @description Integer cents or null. */
-                                    prices: {
-                                        /** @description Price per adult, in whole cents. */
-                                        adult: number | null;
-                                        /** @description Price per junior, in whole cents. */
-                                        junior: number | null;
-                                        /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                        flat_rate: number | null;
-                                        /** @description The package's base price before per-head prices, in whole cents. */
-                                        base: number | null;
-                                    };
-                                    /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
-                                    peak_prices: {
-                                        /** @description Price per adult, in whole cents. */
-                                        adult: number | null;
-                                        /** @description Price per junior, in whole cents. */
-                                        junior: number | null;
-                                        /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                        flat_rate: number | null;
-                                        /** @description The package's base price before per-head prices, in whole cents. */
-                                        base: number | null;
-                                    } | null;
-                                    /** @description How many guests a booking may have; null where there is no limit. */
-                                    guests: {
-                                        /** @description Fewest adults a booking may have. */
-                                        min_adults: number | null;
-                                        /** @description Most adults a booking may have. */
-                                        max_adults: number | null;
-                                        /** @description Fewest juniors a booking may have. */
-                                        min_juniors: number | null;
-                                        /** @description Most juniors a booking may have. */
-                                        max_juniors: number | null;
-                                        /** @description Most guests in all a booking may have. */
-                                        max_guests: number | null;
-                                    };
-                                    /** @description True when only staff can book it. */
-                                    staff_only: boolean;
-                                    /** @description Where it is sold. Empty means every venue. */
-                                    venues: string[];
-                                    /** @description How long the package lasts, in minutes. */
-                                    duration_minutes: number | null;
-                                    /** @description The deposit a booking must pay; null when none. */
-                                    deposit: {
-                                        /** @description How the deposit is worked out, as the venue names it. */
-                                        type: string | null;
-                                        /** @description The deposit's amount or rate. */
-                                        value: number | null;
-                                    } | null;
-                                    /** @description First day it can be booked for, yyyy-MM-dd. */
-                                    available_from: string | null;
-                                    /** @description Last day it can be booked for, yyyy-MM-dd. */
-                                    available_until: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "package.updated";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The package as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `pkg_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `package`.
-                                     * @enum {string}
-                                     */
-                                    object: "package";
-                                    /** @description The name customers see. */
-                                    name: string;
-                                    /** @description A short, URL-safe name, unique in the workspace. */
-                                    slug: string;
-                                    /** @description What it is, for customers. */
-                                    description: string | null;
-                                    /** @description Whether it is on sale, as the venue names it. */
-                                    status: string | null;
-                                    /**
-                                     * @description Priced per head or at a flat rate.
-                                     * @enum {string|null}
-                                     */
-                                    pricing_model: "per_head" | "flat_rate" | null;
-                                    /** @description Integer cents or null. */
-                                    prices: {
-                                        /** @description Price per adult, in whole cents. */
-                                        adult: number | null;
-                                        /** @description Price per junior, in whole cents. */
-                                        junior: number | null;
-                                        /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                        flat_rate: number | null;
-                                        /** @description The package's base price before per-head prices, in whole cents. */
-                                        base: number | null;
-                                    };
-                                    /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
-                                    peak_prices: {
-                                        /** @description Price per adult, in whole cents. */
-                                        adult: number | null;
-                                        /** @description Price per junior, in whole cents. */
-                                        junior: number | null;
-                                        /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                        flat_rate: number | null;
-                                        /** @description The package's base price before per-head prices, in whole cents. */
-                                        base: number | null;
-                                    } | null;
-                                    /** @description How many guests a booking may have; null where there is no limit. */
-                                    guests: {
-                                        /** @description Fewest adults a booking may have. */
-                                        min_adults: number | null;
-                                        /** @description Most adults a booking may have. */
-                                        max_adults: number | null;
-                                        /** @description Fewest juniors a booking may have. */
-                                        min_juniors: number | null;
-                                        /** @description Most juniors a booking may have. */
-                                        max_juniors: number | null;
-                                        /** @description Most guests in all a booking may have. */
-                                        max_guests: number | null;
-                                    };
-                                    /** @description True when only staff can book it. */
-                                    staff_only: boolean;
-                                    /** @description Where it is sold. Empty means every venue. */
-                                    venues: string[];
-                                    /** @description How long the package lasts, in minutes. */
-                                    duration_minutes: number | null;
-                                    /** @description The deposit a booking must pay; null when none. */
-                                    deposit: {
-                                        /** @description How the deposit is worked out, as the venue names it. */
-                                        type: string | null;
-                                        /** @description The deposit's amount or rate. */
-                                        value: number | null;
-                                    } | null;
-                                    /** @description First day it can be booked for, yyyy-MM-dd. */
-                                    available_from: string | null;
-                                    /** @description Last day it can be booked for, yyyy-MM-dd. */
-                                    available_until: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "event.created";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The event as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `evt_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `event`.
-                                     * @enum {string}
-                                     */
-                                    object: "event";
-                                    /** @description The event's name. */
-                                    name: string;
-                                    /** @description A short, URL-safe name, unique in the workspace. */
-                                    slug: string;
-                                    /** @description What the event is, for customers. */
-                                    description: string | null;
-                                    /** @description Whether it is on sale, as the venue names it. */
-                                    status: string | null;
-                                    /** @description The `ven_` id of the venue it is at. */
-                                    venue: string | null;
-                                    /** @description Cents. */
-                                    price_per_ticket: number | null;
-                                    /** @description The ticket limit the venue set. */
-                                    max_tickets: number | null;
-                                    /** @description The fewest tickets an order may have, as the venue set it. */
-                                    min_tickets: number | null;
-                                    /** @description Youngest age admitted, in years. */
-                                    min_age: number | null;
-                                    /** @description How long it lasts, in minutes. */
-                                    duration_minutes: number | null;
-                                    /** @description How its dates work: one date, several, or a series. */
-                                    date_mode: string | null;
-                                    /** @description The IANA timezone its local dates and times are read in. */
-                                    timezone: string | null;
-                                    /** @description True when only staff can sell it. */
-                                    staff_only: boolean;
-                                    /** @description Its dates. */
-                                    dates: {
-                                        /** @description A `evd_` id. */
-                                        id: string;
-                                        /** @description The date's name, when it has one. */
-                                        label: string | null;
-                                        /**
-                                         * Format: date-time
-                                         * @description When it starts (UTC).
-                                         */
-                                        scheduled_at: string | null;
-                                        /** @description The day it starts on the venue's calendar. */
-                                        local_date: string | null;
-                                        /** @description The time it starts on the venue's clock. */
-                                        local_time: string | null;
-                                        /** @description How long it lasts, in minutes. */
-                                        duration_minutes: number | null;
-                                        /** @description Most tickets this date sells. */
-                                        max_tickets: number | null;
-                                        /** @description Cents. */
-                                        price_per_ticket: number | null;
-                                        /** @description The date's status. */
-                                        status: string | null;
-                                    }[];
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "event.updated";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The event as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `evt_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `event`.
-                                     * @enum {string}
-                                     */
-                                    object: "event";
-                                    /** @description The event's name. */
-                                    name: string;
-                                    /** @description A short, URL-safe name, unique in the workspace. */
-                                    slug: string;
-                                    /** @description What the event is, for customers. */
-                                    description: string | null;
-                                    /** @description Whether it is on sale, as the venue names it. */
-                                    status: string | null;
-                                    /** @description The `ven_` id of the venue it is at. */
-                                    venue: string | null;
-                                    /** @description Cents. */
-                                    price_per_ticket: number | null;
-                                    /** @description The ticket limit the venue set. */
-                                    max_tickets: number | null;
-                                    /** @description The fewest tickets an order may have, as the venue set it. */
-                                    min_tickets: number | null;
-                                    /** @description Youngest age admitted, in years. */
-                                    min_age: number | null;
-                                    /** @description How long it lasts, in minutes. */
-                                    duration_minutes: number | null;
-                                    /** @description How its dates work: one date, several, or a series. */
-                                    date_mode: string | null;
-                                    /** @description The IANA timezone its local dates and times are read in. */
-                                    timezone: string | null;
-                                    /** @description True when only staff can sell it. */
-                                    staff_only: boolean;
-                                    /** @description Its dates. */
-                                    dates: {
-                                        /** @description A `evd_` id. */
-                                        id: string;
-                                        /** @description The date's name, when it has one. */
-                                        label: string | null;
-                                        /**
-                                         * Format: date-time
-                                         * @description When it starts (UTC).
-                                         */
-                                        scheduled_at: string | null;
-                                        /** @description The day it starts on the venue's calendar. */
-                                        local_date: string | null;
-                                        /** @description The time it starts on the venue's clock. */
-                                        local_time: string | null;
-                                        /** @description How long it lasts, in minutes. */
-                                        duration_minutes: number | null;
-                                        /** @description Most tickets this date sells. */
-                                        max_tickets: number | null;
-                                        /** @description Cents. */
-                                        price_per_ticket: number | null;
-                                        /** @description The date's status. */
-                                        status: string | null;
-                                    }[];
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "list.created";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The list as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `lst_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `list`.
-                                     * @enum {string}
-                                     */
-                                    object: "list";
-                                    /** @description The list's name. */
-                                    name: string;
-                                    /** @description A short, URL-safe name, unique in the workspace. */
-                                    slug: string;
-                                    /** @description What the list is for. */
-                                    description: string | null;
-                                    /** @description `manual`, or a list kept by a rule. */
-                                    kind: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "list.updated";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The list as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `lst_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `list`.
-                                     * @enum {string}
-                                     */
-                                    object: "list";
-                                    /** @description The list's name. */
-                                    name: string;
-                                    /** @description A short, URL-safe name, unique in the workspace. */
-                                    slug: string;
-                                    /** @description What the list is for. */
-                                    description: string | null;
-                                    /** @description `manual`, or a list kept by a rule. */
-                                    kind: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "tag.created";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The tag as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `tag_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `tag`.
-                                     * @enum {string}
-                                     */
-                                    object: "tag";
-                                    /** @description The tag's name, unique in the workspace. */
-                                    name: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        } | {
-                            /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_event`.
-                             * @enum {string}
-                             */
-                            object: "webhook_event";
-                            /**
-                             * @description What happened.
-                             * @enum {string}
-                             */
-                            type: "tag.updated";
-                            /**
-                             * Format: date-time
-                             * @description When the change was made; receivers order events by it.
-                             */
-                            created_at: string;
-                            /** @description true for a live change, false for a test one. */
-                            livemode: boolean;
-                            /** @description The record after the change. */
-                            data: {
-                                /** @description The tag as the import wrote it, in the shape GET answers. */
-                                object: {
-                                    /** @description A `tag_` id. */
-                                    id: string;
-                                    /**
-                                     * @description Always `tag`.
-                                     * @enum {string}
-                                     */
-                                    object: "tag";
-                                    /** @description The tag's name, unique in the workspace. */
-                                    name: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    created_at: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, ISO 8601 with milliseconds and Z.
-                                     */
-                                    updated_at: string;
-                                };
-                            };
-                        })[];
-                        /** @description True while there are more records: ask again with `starting_after`. */
-                        has_more: boolean;
-                        /** @description Pass it as `starting_after` for the next page; present only while has_more is true. */
-                        next_cursor?: string;
-                    };
+                    "application/json": components["schemas"]["WebhookEventList"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -9956,2151 +7321,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "customer.created";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The customer as GET showed it right after. */
-                            object: {
-                                /** @description A `cus_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `customer`.
-                                 * @enum {string}
-                                 */
-                                object: "customer";
-                                /** @description Given name; never empty. */
-                                first_name: string;
-                                /** @description Family name. */
-                                last_name: string | null;
-                                /** @description What the customer likes to be called. */
-                                nickname: string | null;
-                                /** @description Stored lowercase. One customer per email. */
-                                email: string | null;
-                                /** @description E.164. */
-                                phone: string | null;
-                                /** @description yyyy-MM-dd */
-                                date_of_birth: string | null;
-                                /** @description The company the customer is with. */
-                                company: string | null;
-                                /** @description Postal address; every member may be null. */
-                                address: {
-                                    /** @description Street address. */
-                                    line1: string | null;
-                                    /** @description Apartment, unit or building. */
-                                    line2: string | null;
-                                    /** @description Suburb or city. */
-                                    suburb: string | null;
-                                    /** @description State or region. */
-                                    state: string | null;
-                                    /** @description Postal code. */
-                                    postcode: string | null;
-                                    /** @description Country. */
-                                    country: string | null;
-                                };
-                                /** @description Age group: computed from date_of_birth when it is set, else as stored. */
-                                adult: boolean | null;
-                                /** @description Whether they agreed to marketing email and SMS. */
-                                marketing_consent: boolean;
-                                /** @description Membership of the venue's loyalty scheme. */
-                                membership: {
-                                    /** @description True for a member of the venue's membership scheme. */
-                                    member: boolean;
-                                    /** @description The membership tier, as the venue names it. */
-                                    tier: string | null;
-                                };
-                                /** @description The tags the customer has. */
-                                tags: {
-                                    /** @description A `tag_` id. */
-                                    id: string;
-                                    /** @description The tag's name. */
-                                    name: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the customer was tagged.
-                                     */
-                                    added_at: string | null;
-                                }[];
-                                /** @description The lists the customer is on, or left. */
-                                lists: {
-                                    /** @description A `lst_` id. */
-                                    id: string;
-                                    /** @description The list's name. */
-                                    name: string;
-                                    /**
-                                     * @description `active`, or `unsubscribed` once they left.
-                                     * @enum {string|null}
-                                     */
-                                    status: "active" | "unsubscribed" | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the customer was put on the list.
-                                     */
-                                    added_at: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When they left the list; null while active.
-                                     */
-                                    unsubscribed_at: string | null;
-                                }[];
-                                /** @description False for test data, true for real data. */
-                                livemode: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                                /** @description Send it in double quotes as If-Match to change this customer. */
-                                version: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "customer.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The customer as GET showed it right after. */
-                            object: {
-                                /** @description A `cus_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `customer`.
-                                 * @enum {string}
-                                 */
-                                object: "customer";
-                                /** @description Given name; never empty. */
-                                first_name: string;
-                                /** @description Family name. */
-                                last_name: string | null;
-                                /** @description What the customer likes to be called. */
-                                nickname: string | null;
-                                /** @description Stored lowercase. One customer per email. */
-                                email: string | null;
-                                /** @description E.164. */
-                                phone: string | null;
-                                /** @description yyyy-MM-dd */
-                                date_of_birth: string | null;
-                                /** @description The company the customer is with. */
-                                company: string | null;
-                                /** @description Postal address; every member may be null. */
-                                address: {
-                                    /** @description Street address. */
-                                    line1: string | null;
-                                    /** @description Apartment, unit or building. */
-                                    line2: string | null;
-                                    /** @description Suburb or city. */
-                                    suburb: string | null;
-                                    /** @description State or region. */
-                                    state: string | null;
-                                    /** @description Postal code. */
-                                    postcode: string | null;
-                                    /** @description Country. */
-                                    country: string | null;
-                                };
-                                /** @description Age group: computed from date_of_birth when it is set, else as stored. */
-                                adult: boolean | null;
-                                /** @description Whether they agreed to marketing email and SMS. */
-                                marketing_consent: boolean;
-                                /** @description Membership of the venue's loyalty scheme. */
-                                membership: {
-                                    /** @description True for a member of the venue's membership scheme. */
-                                    member: boolean;
-                                    /** @description The membership tier, as the venue names it. */
-                                    tier: string | null;
-                                };
-                                /** @description The tags the customer has. */
-                                tags: {
-                                    /** @description A `tag_` id. */
-                                    id: string;
-                                    /** @description The tag's name. */
-                                    name: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the customer was tagged.
-                                     */
-                                    added_at: string | null;
-                                }[];
-                                /** @description The lists the customer is on, or left. */
-                                lists: {
-                                    /** @description A `lst_` id. */
-                                    id: string;
-                                    /** @description The list's name. */
-                                    name: string;
-                                    /**
-                                     * @description `active`, or `unsubscribed` once they left.
-                                     * @enum {string|null}
-                                     */
-                                    status: "active" | "unsubscribed" | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the customer was put on the list.
-                                     */
-                                    added_at: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When they left the list; null while active.
-                                     */
-                                    unsubscribed_at: string | null;
-                                }[];
-                                /** @description False for test data, true for real data. */
-                                livemode: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                                /** @description Send it in double quotes as If-Match to change this customer. */
-                                version: string;
-                            };
-                            /** @description The changed top-level fields' values before the change. */
-                            previous_attributes: {
-                                /** @description A `cus_` id. */
-                                id?: string;
-                                /**
-                                 * @description Always `customer`.
-                                 * @enum {string}
-                                 */
-                                object?: "customer";
-                                /** @description Given name; never empty. */
-                                first_name?: string;
-                                /** @description Family name. */
-                                last_name?: string | null;
-                                /** @description What the customer likes to be called. */
-                                nickname?: string | null;
-                                /** @description Stored lowercase. One customer per email. */
-                                email?: string | null;
-                                /** @description E.164. */
-                                phone?: string | null;
-                                /** @description yyyy-MM-dd */
-                                date_of_birth?: string | null;
-                                /** @description The company the customer is with. */
-                                company?: string | null;
-                                /** @description Postal address; every member may be null. */
-                                address?: {
-                                    /** @description Street address. */
-                                    line1: string | null;
-                                    /** @description Apartment, unit or building. */
-                                    line2: string | null;
-                                    /** @description Suburb or city. */
-                                    suburb: string | null;
-                                    /** @description State or region. */
-                                    state: string | null;
-                                    /** @description Postal code. */
-                                    postcode: string | null;
-                                    /** @description Country. */
-                                    country: string | null;
-                                };
-                                /** @description Age group: computed from date_of_birth when it is set, else as stored. */
-                                adult?: boolean | null;
-                                /** @description Whether they agreed to marketing email and SMS. */
-                                marketing_consent?: boolean;
-                                /** @description Membership of the venue's loyalty scheme. */
-                                membership?: {
-                                    /** @description True for a member of the venue's membership scheme. */
-                                    member: boolean;
-                                    /** @description The membership tier, as the venue names it. */
-                                    tier: string | null;
-                                };
-                                /** @description The tags the customer has. */
-                                tags?: {
-                                    /** @description A `tag_` id. */
-                                    id: string;
-                                    /** @description The tag's name. */
-                                    name: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the customer was tagged.
-                                     */
-                                    added_at: string | null;
-                                }[];
-                                /** @description The lists the customer is on, or left. */
-                                lists?: {
-                                    /** @description A `lst_` id. */
-                                    id: string;
-                                    /** @description The list's name. */
-                                    name: string;
-                                    /**
-                                     * @description `active`, or `unsubscribed` once they left.
-                                     * @enum {string|null}
-                                     */
-                                    status: "active" | "unsubscribed" | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the customer was put on the list.
-                                     */
-                                    added_at: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When they left the list; null while active.
-                                     */
-                                    unsubscribed_at: string | null;
-                                }[];
-                                /** @description False for test data, true for real data. */
-                                livemode?: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at?: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at?: string;
-                                /** @description Send it in double quotes as If-Match to change this customer. */
-                                version?: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "customer.deleted";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The deleted shape. */
-                            object: {
-                                /** @description A `cus_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `customer`.
-                                 * @enum {string}
-                                 */
-                                object: "customer";
-                                /**
-                                 * @description Always true: the customer is gone.
-                                 * @enum {boolean}
-                                 */
-                                deleted: true;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "booking.created";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The booking as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `bkg_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `booking`.
-                                 * @enum {string}
-                                 */
-                                object: "booking";
-                                /** @description The booking number a person reads out. */
-                                number: string;
-                                /** @description The `ven_` id of the venue the booking is at. */
-                                venue: string;
-                                /** @description Where the booking is in its life. */
-                                status: {
-                                    /** @description The venue's own name for the status. */
-                                    name: string | null;
-                                    /**
-                                     * @description The kind of status, for programs.
-                                     * @enum {string|null}
-                                     */
-                                    type: "active" | "completed" | "cancelled" | "hold" | "expired" | null;
-                                };
-                                /**
-                                 * Format: date-time
-                                 * @description When the booking starts (UTC).
-                                 */
-                                scheduled_at: string | null;
-                                /** @description The day it starts on the venue's calendar, yyyy-MM-dd. */
-                                local_date: string | null;
-                                /** @description The time it starts on the venue's clock, HH:mm. */
-                                local_time: string | null;
-                                /** @description The IANA timezone local_date and local_time are read in. */
-                                timezone: string | null;
-                                /** @description How long the booking lasts, in minutes. */
-                                duration_minutes: number | null;
-                                /** @description How many people the booking is for. */
-                                guests: {
-                                    /** @description Adult guests. */
-                                    adults: number;
-                                    /** @description Junior guests. */
-                                    juniors: number;
-                                    /** @description Guests beyond the adults and juniors priced. */
-                                    additional: number;
-                                };
-                                /** @description The customers on the booking. */
-                                people: {
-                                    /** @description The `cus_` id of the customer. */
-                                    customer: string;
-                                    /** @description True for the customer the booking is under. */
-                                    primary: boolean;
-                                    /** @description Age group, when known. */
-                                    adult: boolean | null;
-                                    /** @description Their role on the booking, as the venue names it. */
-                                    role: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When they were checked in.
-                                     */
-                                    checked_in_at: string | null;
-                                }[];
-                                /** @description What was booked. */
-                                lines: {
-                                    /** @description What was booked; null when the product is gone. */
-                                    product: {
-                                        /** @description What kind of product was booked. */
-                                        object: "activity" | "package" | "event";
-                                        /** @description An `act_`, `pkg_` or `evt_` id. */
-                                        id: string;
-                                        /** @description The product's name. */
-                                        name: string | null;
-                                    } | null;
-                                    /** @description How many. */
-                                    quantity: number;
-                                }[];
-                                /** @description Where the booking came from. */
-                                source: string | null;
-                                /** @description True for a staff block that holds time but is nobody's booking. */
-                                blocked: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description When the booking was checked in.
-                                 */
-                                checked_in_at: string | null;
-                                /** @description When an unpaid hold lapses. */
-                                hold_expires_at: string | null;
-                                /** @description False for test data, true for real data. */
-                                livemode: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "booking.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The booking as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `bkg_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `booking`.
-                                 * @enum {string}
-                                 */
-                                object: "booking";
-                                /** @description The booking number a person reads out. */
-                                number: string;
-                                /** @description The `ven_` id of the venue the booking is at. */
-                                venue: string;
-                                /** @description Where the booking is in its life. */
-                                status: {
-                                    /** @description The venue's own name for the status. */
-                                    name: string | null;
-                                    /**
-                                     * @description The kind of status, for programs.
-                                     * @enum {string|null}
-                                     */
-                                    type: "active" | "completed" | "cancelled" | "hold" | "expired" | null;
-                                };
-                                /**
-                                 * Format: date-time
-                                 * @description When the booking starts (UTC).
-                                 */
-                                scheduled_at: string | null;
-                                /** @description The day it starts on the venue's calendar, yyyy-MM-dd. */
-                                local_date: string | null;
-                                /** @description The time it starts on the venue's clock, HH:mm. */
-                                local_time: string | null;
-                                /** @description The IANA timezone local_date and local_time are read in. */
-                                timezone: string | null;
-                                /** @description How long the booking lasts, in minutes. */
-                                duration_minutes: number | null;
-                                /** @description How many people the booking is for. */
-                                guests: {
-                                    /** @description Adult guests. */
-                                    adults: number;
-                                    /** @description Junior guests. */
-                                    juniors: number;
-                                    /** @description Guests beyond the adults and juniors priced. */
-                                    additional: number;
-                                };
-                                /** @description The customers on the booking. */
-                                people: {
-                                    /** @description The `cus_` id of the customer. */
-                                    customer: string;
-                                    /** @description True for the customer the booking is under. */
-                                    primary: boolean;
-                                    /** @description Age group, when known. */
-                                    adult: boolean | null;
-                                    /** @description Their role on the booking, as the venue names it. */
-                                    role: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When they were checked in.
-                                     */
-                                    checked_in_at: string | null;
-                                }[];
-                                /** @description What was booked. */
-                                lines: {
-                                    /** @description What was booked; null when the product is gone. */
-                                    product: {
-                                        /** @description What kind of product was booked. */
-                                        object: "activity" | "package" | "event";
-                                        /** @description An `act_`, `pkg_` or `evt_` id. */
-                                        id: string;
-                                        /** @description The product's name. */
-                                        name: string | null;
-                                    } | null;
-                                    /** @description How many. */
-                                    quantity: number;
-                                }[];
-                                /** @description Where the booking came from. */
-                                source: string | null;
-                                /** @description True for a staff block that holds time but is nobody's booking. */
-                                blocked: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description When the booking was checked in.
-                                 */
-                                checked_in_at: string | null;
-                                /** @description When an unpaid hold lapses. */
-                                hold_expires_at: string | null;
-                                /** @description False for test data, true for real data. */
-                                livemode: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "order.created";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The order as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `ord_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `order`.
-                                 * @enum {string}
-                                 */
-                                object: "order";
-                                /** @description The order number a person reads out. */
-                                number: string;
-                                /** @description An outside reference for the order. */
-                                reference: string | null;
-                                /**
-                                 * @description What the order was for.
-                                 * @enum {string|null}
-                                 */
-                                type: "booking" | "event" | "gift_card" | "pos" | null;
-                                /** @description The order's status. */
-                                status: string | null;
-                                /** @description The `ven_` id of the venue that sold it. */
-                                venue: string | null;
-                                /** @description The `cus_` id of the customer. */
-                                customer: string | null;
-                                /** @description The `bkg_` id of the booking it pays for. */
-                                booking: string | null;
-                                /** @description The `evt_` id of the event it sells tickets to. */
-                                event: string | null;
-                                /** @description Who the order was for when it was taken (can differ from the customer today). */
-                                billing_details: {
-                                    /** @description The name on the order. */
-                                    name: string | null;
-                                    /** @description The email on the order (masked for masked keys). */
-                                    email: string | null;
-                                    /** @description The phone on the order (masked for masked keys). */
-                                    phone: string | null;
-                                };
-                                /** @description Lowercase ISO 4217. */
-                                currency: string;
-                                /** @description Before discounts, in whole cents. */
-                                subtotal: number;
-                                /** @description Discounts, in whole cents. */
-                                discount: number;
-                                /** @description Paid with gift cards, in whole cents. */
-                                gift_card: number;
-                                /** @description Paid with store credit, in whole cents. */
-                                store_credit: number;
-                                /** @description The order's total, in whole cents. */
-                                total: number;
-                                /** @description Refunded so far, in whole cents. */
-                                amount_refunded: number;
-                                /** @description Still to pay, in whole cents. */
-                                amount_due: number;
-                                /** @description Cents, net of refunds. */
-                                amount_paid: number;
-                                /** @description The discount code used. */
-                                discount_code: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When payment is due.
-                                 */
-                                due_date: string | null;
-                                /** @description What was sold; a change is a new line that `adjusts` another. */
-                                lines: {
-                                    /** @description The line's id within the order. */
-                                    id: string;
-                                    /** @description What was sold. */
-                                    name: string | null;
-                                    /** @description The kind of line, as the venue's system names it. */
-                                    type: string | null;
-                                    /** @description The product category. */
-                                    category: string | null;
-                                    /** @description How many. */
-                                    quantity: number;
-                                    /** @description Price of one, in whole cents. */
-                                    unit_price: number;
-                                    /** @description The line's total, in whole cents. */
-                                    total: number;
-                                    /** @description Discount on the line, in whole cents. */
-                                    discount: number;
-                                    /** @description Tax in the line, in whole cents. */
-                                    tax: number;
-                                    /** @description The tax rate applied, as a decimal string. */
-                                    tax_rate: string | null;
-                                    /** @description The line this one adjusts; lines are never edited. */
-                                    adjusts: string | null;
-                                }[];
-                                /** @description Payments taken. */
-                                payments: {
-                                    /** @description Amount paid, in whole cents. */
-                                    amount: number;
-                                    /** @description How it was paid. */
-                                    method: string | null;
-                                    /** @description The payment's status. */
-                                    status: string | null;
-                                    /** @description The card paid with; null when no card was used. */
-                                    card: {
-                                        /** @description The card brand. */
-                                        brand: string | null;
-                                        /** @description The last four digits of the card. */
-                                        last4: string;
-                                    } | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the payment went through.
-                                     */
-                                    processed_at: string | null;
-                                }[];
-                                /** @description Refunds made. */
-                                refunds: {
-                                    /** @description Amount refunded, in whole cents. */
-                                    amount: number;
-                                    /** @description Why it was refunded. */
-                                    reason: string | null;
-                                    /** @description The refund's status. */
-                                    status: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the refund went through.
-                                     */
-                                    processed_at: string | null;
-                                }[];
-                                /** @description False for test data, true for real data. */
-                                livemode: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "order.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The order as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `ord_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `order`.
-                                 * @enum {string}
-                                 */
-                                object: "order";
-                                /** @description The order number a person reads out. */
-                                number: string;
-                                /** @description An outside reference for the order. */
-                                reference: string | null;
-                                /**
-                                 * @description What the order was for.
-                                 * @enum {string|null}
-                                 */
-                                type: "booking" | "event" | "gift_card" | "pos" | null;
-                                /** @description The order's status. */
-                                status: string | null;
-                                /** @description The `ven_` id of the venue that sold it. */
-                                venue: string | null;
-                                /** @description The `cus_` id of the customer. */
-                                customer: string | null;
-                                /** @description The `bkg_` id of the booking it pays for. */
-                                booking: string | null;
-                                /** @description The `evt_` id of the event it sells tickets to. */
-                                event: string | null;
-                                /** @description Who the order was for when it was taken (can differ from the customer today). */
-                                billing_details: {
-                                    /** @description The name on the order. */
-                                    name: string | null;
-                                    /** @description The email on the order (masked for masked keys). */
-                                    email: string | null;
-                                    /** @description The phone on the order (masked for masked keys). */
-                                    phone: string | null;
-                                };
-                                /** @description Lowercase ISO 4217. */
-                                currency: string;
-                                /** @description Before discounts, in whole cents. */
-                                subtotal: number;
-                                /** @description Discounts, in whole cents. */
-                                discount: number;
-                                /** @description Paid with gift cards, in whole cents. */
-                                gift_card: number;
-                                /** @description Paid with store credit, in whole cents. */
-                                store_credit: number;
-                                /** @description The order's total, in whole cents. */
-                                total: number;
-                                /** @description Refunded so far, in whole cents. */
-                                amount_refunded: number;
-                                /** @description Still to pay, in whole cents. */
-                                amount_due: number;
-                                /** @description Cents, net of refunds. */
-                                amount_paid: number;
-                                /** @description The discount code used. */
-                                discount_code: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When payment is due.
-                                 */
-                                due_date: string | null;
-                                /** @description What was sold; a change is a new line that `adjusts` another. */
-                                lines: {
-                                    /** @description The line's id within the order. */
-                                    id: string;
-                                    /** @description What was sold. */
-                                    name: string | null;
-                                    /** @description The kind of line, as the venue's system names it. */
-                                    type: string | null;
-                                    /** @description The product category. */
-                                    category: string | null;
-                                    /** @description How many. */
-                                    quantity: number;
-                                    /** @description Price of one, in whole cents. */
-                                    unit_price: number;
-                                    /** @description The line's total, in whole cents. */
-                                    total: number;
-                                    /** @description Discount on the line, in whole cents. */
-                                    discount: number;
-                                    /** @description Tax in the line, in whole cents. */
-                                    tax: number;
-                                    /** @description The tax rate applied, as a decimal string. */
-                                    tax_rate: string | null;
-                                    /** @description The line this one adjusts; lines are never edited. */
-                                    adjusts: string | null;
-                                }[];
-                                /** @description Payments taken. */
-                                payments: {
-                                    /** @description Amount paid, in whole cents. */
-                                    amount: number;
-                                    /** @description How it was paid. */
-                                    method: string | null;
-                                    /** @description The payment's status. */
-                                    status: string | null;
-                                    /** @description The card paid with; null when no card was used. */
-                                    card: {
-                                        /** @description The card brand. */
-                                        brand: string | null;
-                                        /** @description The last four digits of the card. */
-                                        last4: string;
-                                    } | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the payment went through.
-                                     */
-                                    processed_at: string | null;
-                                }[];
-                                /** @description Refunds made. */
-                                refunds: {
-                                    /** @description Amount refunded, in whole cents. */
-                                    amount: number;
-                                    /** @description Why it was refunded. */
-                                    reason: string | null;
-                                    /** @description The refund's status. */
-                                    status: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When the refund went through.
-                                     */
-                                    processed_at: string | null;
-                                }[];
-                                /** @description False for test data, true for real data. */
-                                livemode: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "ticket.created";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The ticket as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `tkt_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `ticket`.
-                                 * @enum {string}
-                                 */
-                                object: "ticket";
-                                /** @description The `evt_` id of the event. */
-                                event: string | null;
-                                /** @description The `evd_` id of the event date this ticket is for. */
-                                event_date: string | null;
-                                /** @description The `ord_` id of the order that sold it. */
-                                order: string | null;
-                                /** @description The `cus_` id of the customer who holds it. */
-                                customer: string | null;
-                                /** @description Who the ticket is for, when named. */
-                                attendee_name: string | null;
-                                /** @description The ticket's status, as the venue names it. */
-                                status: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When the attendee was checked in; null until then.
-                                 */
-                                checked_in_at: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "ticket.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The ticket as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `tkt_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `ticket`.
-                                 * @enum {string}
-                                 */
-                                object: "ticket";
-                                /** @description The `evt_` id of the event. */
-                                event: string | null;
-                                /** @description The `evd_` id of the event date this ticket is for. */
-                                event_date: string | null;
-                                /** @description The `ord_` id of the order that sold it. */
-                                order: string | null;
-                                /** @description The `cus_` id of the customer who holds it. */
-                                customer: string | null;
-                                /** @description Who the ticket is for, when named. */
-                                attendee_name: string | null;
-                                /** @description The ticket's status, as the venue names it. */
-                                status: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When the attendee was checked in; null until then.
-                                 */
-                                checked_in_at: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "gift_card.created";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The gift card as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `gft_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `gift_card`.
-                                 * @enum {string}
-                                 */
-                                object: "gift_card";
-                                /** @description Last four characters of the code. */
-                                code_last4: string | null;
-                                /** @description What is left on the card, in whole cents. */
-                                balance: number;
-                                /**
-                                 * Format: date-time
-                                 * @description When the card expires; null if it never does.
-                                 */
-                                expires_at: string | null;
-                                /** @description False once the card was cancelled. */
-                                active: boolean;
-                                /** @description The `cus_` id of the customer who holds the card. */
-                                holder: string | null;
-                                /** @description The `cus_` id of the customer who bought it. */
-                                buyer: string | null;
-                                /** @description The name the card was made out to. */
-                                recipient_name: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When the card was sent to its recipient.
-                                 */
-                                delivered_at: string | null;
-                                /** @description Every change to the balance, oldest first. */
-                                movements: {
-                                    /** @description For example issue, redeem, refund. */
-                                    type: string | null;
-                                    /** @description Whole cents this movement moved. */
-                                    amount: number;
-                                    /** @description The balance after this movement, in cents. */
-                                    balance_after: number | null;
-                                    /** @description The `ord_` id of the order it happened on, if any. */
-                                    order: string | null;
-                                    /** @description The `bkg_` id of the booking it paid for, if any. */
-                                    booking: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When it happened (UTC, ISO 8601).
-                                     */
-                                    created_at: string;
-                                }[];
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "gift_card.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The gift card as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `gft_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `gift_card`.
-                                 * @enum {string}
-                                 */
-                                object: "gift_card";
-                                /** @description Last four characters of the code. */
-                                code_last4: string | null;
-                                /** @description What is left on the card, in whole cents. */
-                                balance: number;
-                                /**
-                                 * Format: date-time
-                                 * @description When the card expires; null if it never does.
-                                 */
-                                expires_at: string | null;
-                                /** @description False once the card was cancelled. */
-                                active: boolean;
-                                /** @description The `cus_` id of the customer who holds the card. */
-                                holder: string | null;
-                                /** @description The `cus_` id of the customer who bought it. */
-                                buyer: string | null;
-                                /** @description The name the card was made out to. */
-                                recipient_name: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When the card was sent to its recipient.
-                                 */
-                                delivered_at: string | null;
-                                /** @description Every change to the balance, oldest first. */
-                                movements: {
-                                    /** @description For example issue, redeem, refund. */
-                                    type: string | null;
-                                    /** @description Whole cents this movement moved. */
-                                    amount: number;
-                                    /** @description The balance after this movement, in cents. */
-                                    balance_after: number | null;
-                                    /** @description The `ord_` id of the order it happened on, if any. */
-                                    order: string | null;
-                                    /** @description The `bkg_` id of the booking it paid for, if any. */
-                                    booking: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When it happened (UTC, ISO 8601).
-                                     */
-                                    created_at: string;
-                                }[];
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "venue.created";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The venue as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `ven_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `venue`.
-                                 * @enum {string}
-                                 */
-                                object: "venue";
-                                /** @description The venue's name as customers see it. */
-                                name: string;
-                                /** @description A short, URL-safe name, unique in the workspace. */
-                                slug: string;
-                                /** @description The short code on the venue's booking numbers. */
-                                booking_code: string | null;
-                                /** @description IANA timezone in which every local time at this venue is read. */
-                                timezone: string;
-                                /** @description Lowercase ISO 4217 code of the venue's prices. */
-                                currency: string | null;
-                                /** @description Where the venue is. */
-                                address: {
-                                    /** @description Street address. */
-                                    line1: string | null;
-                                    /** @description City or suburb. */
-                                    city: string | null;
-                                    /** @description State or region. */
-                                    state: string | null;
-                                    /** @description Postal code. */
-                                    postal_code: string | null;
-                                    /** @description Country. */
-                                    country: string | null;
-                                };
-                                /** @description The venue's public phone number. */
-                                phone: string | null;
-                                /** @description The venue's public email address. */
-                                email: string | null;
-                                /** @description False for a venue that no longer trades. */
-                                active: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "venue.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The venue as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `ven_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `venue`.
-                                 * @enum {string}
-                                 */
-                                object: "venue";
-                                /** @description The venue's name as customers see it. */
-                                name: string;
-                                /** @description A short, URL-safe name, unique in the workspace. */
-                                slug: string;
-                                /** @description The short code on the venue's booking numbers. */
-                                booking_code: string | null;
-                                /** @description IANA timezone in which every local time at this venue is read. */
-                                timezone: string;
-                                /** @description Lowercase ISO 4217 code of the venue's prices. */
-                                currency: string | null;
-                                /** @description Where the venue is. */
-                                address: {
-                                    /** @description Street address. */
-                                    line1: string | null;
-                                    /** @description City or suburb. */
-                                    city: string | null;
-                                    /** @description State or region. */
-                                    state: string | null;
-                                    /** @description Postal code. */
-                                    postal_code: string | null;
-                                    /** @description Country. */
-                                    country: string | null;
-                                };
-                                /** @description The venue's public phone number. */
-                                phone: string | null;
-                                /** @description The venue's public email address. */
-                                email: string | null;
-                                /** @description False for a venue that no longer trades. */
-                                active: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "activity.created";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The activity as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `act_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `activity`.
-                                 * @enum {string}
-                                 */
-                                object: "activity";
-                                /** @description The name customers see. */
-                                name: string;
-                                /** @description A short, URL-safe name, unique in the workspace. */
-                                slug: string;
-                                /** @description What it is, for customers. */
-                                description: string | null;
-                                /** @description Whether it is on sale, as the venue names it. */
-                                status: string | null;
-                                /**
-                                 * @description Priced per head or at a flat rate.
-                                 * @enum {string|null}
-                                 */
-                                pricing_model: "per_head" | "flat_rate" | null;
-                                /** @description Integer cents or null. */
-                                prices: {
-                                    /** @description Price per adult, in whole cents. */
-                                    adult: number | null;
-                                    /** @description Price per junior, in whole cents. */
-                                    junior: number | null;
-                                    /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                    flat_rate: number | null;
-                                };
-                                /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
-                                peak_prices: {
-                                    /** @description Price per adult, in whole cents. */
-                                    adult: number | null;
-                                    /** @description Price per junior, in whole cents. */
-                                    junior: number | null;
-                                    /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                    flat_rate: number | null;
-                                } | null;
-                                /** @description How many guests a booking may have; null where there is no limit. */
-                                guests: {
-                                    /** @description Fewest adults a booking may have. */
-                                    min_adults: number | null;
-                                    /** @description Most adults a booking may have. */
-                                    max_adults: number | null;
-                                    /** @description Fewest juniors a booking may have. */
-                                    min_juniors: number | null;
-                                    /** @description Most juniors a booking may have. */
-                                    max_juniors: number | null;
-                                    /** @description Most guests in all a booking may have. */
-                                    max_guests: number | null;
-                                };
-                                /** @description True when only staff can book it. */
-                                staff_only: boolean;
-                                /** @description Where it is sold. Empty means every venue. */
-                                venues: string[];
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "activity.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The activity as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `act_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `activity`.
-                                 * @enum {string}
-                                 */
-                                object: "activity";
-                                /** @description The name customers see. */
-                                name: string;
-                                /** @description A short, URL-safe name, unique in the workspace. */
-                                slug: string;
-                                /** @description What it is, for customers. */
-                                description: string | null;
-                                /** @description Whether it is on sale, as the venue names it. */
-                                status: string | null;
-                                /**
-                                 * @description Priced per head or at a flat rate.
-                                 * @enum {string|null}
-                                 */
-                                pricing_model: "per_head" | "flat_rate" | null;
-                                /** @description Integer cents or null. */
-                                prices: {
-                                    /** @description Price per adult, in whole cents. */
-                                    adult: number | null;
-                                    /** @description Price per junior, in whole cents. */
-                                    junior: number | null;
-                                    /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                    flat_rate: number | null;
-                                };
-                                /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
-                                peak_prices: {
-                                    /** @description Price per adult, in whole cents. */
-                                    adult: number | null;
-                                    /** @description Price per junior, in whole cents. */
-                                    junior: number | null;
-                                    /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                    flat_rate: number | null;
-                                } | null;
-                                /** @description How many guests a booking may have; null where there is no limit. */
-                                guests: {
-                                    /** @description Fewest adults a booking may have. */
-                                    min_adults: number | null;
-                                    /** @description Most adults a booking may have. */
-                                    max_adults: number | null;
-                                    /** @description Fewest juniors a booking may have. */
-                                    min_juniors: number | null;
-                                    /** @description Most juniors a booking may have. */
-                                    max_juniors: number | null;
-                                    /** @description Most guests in all a booking may have. */
-                                    max_guests: number | null;
-                                };
-                                /** @description True when only staff can book it. */
-                                staff_only: boolean;
-                                /** @description Where it is sold. Empty means every venue. */
-                                venues: string[];
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "package.created";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The package as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `pkg_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `package`.
-                                 * @enum {string}
-                                 */
-                                object: "package";
-                                /** @description The name customers see. */
-                                name: string;
-                                /** @description A short, URL-safe name, unique in the workspace. */
-                                slug: string;
-                                /** @description What it is, for customers. */
-                                description: string | null;
-                                /** @description Whether it is on sale, as the venue names it. */
-                                status: string | null;
-                                /**
-                                 * @description Priced per head or at a flat rate.
-                                 * @enum {string|null}
-                                 */
-                                pricing_model: "per_head" | "flat_rate" | null;
-                                /** @description Integer cents or null. */
-                                prices: {
-                                    /** @description Price per adult, in whole cents. */
-                                    adult: number | null;
-                                    /** @description Price per junior, in whole cents. */
-                                    junior: number | null;
-                                    /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                    flat_rate: number | null;
-                                    /** @description The package's base price before per-head prices, in whole cents. */
-                                    base: number | null;
-                                };
-                                /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
-                                peak_prices: {
-                                    /** @description Price per adult, in whole cents. */
-                                    adult: number | null;
-                                    /** @description Price per junior, in whole cents. */
-                                    junior: number | null;
-                                    /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                    flat_rate: number | null;
-                                    /** @description The package's base price before per-head prices, in whole cents. */
-                                    base: number | null;
-                                } | null;
-                                /** @description How many guests a booking may have; null where there is no limit. */
-                                guests: {
-                                    /** @description Fewest adults a booking may have. */
-                                    min_adults: number | null;
-                                    /** @description Most adults a booking may have. */
-                                    max_adults: number | null;
-                                    /** @description Fewest juniors a booking may have. */
-                                    min_juniors: number | null;
-                                    /** @description Most juniors a booking may have. */
-                                    max_juniors: number | null;
-                                    /** @description Most guests in all a booking may have. */
-                                    max_guests: number | null;
-                                };
-                                /** @description True when only staff can book it. */
-                                staff_only: boolean;
-                                /** @description Where it is sold. Empty means every venue. */
-                                venues: string[];
-                                /** @description How long the package lasts, in minutes. */
-                                duration_minutes: number | null;
-                                /** @description The deposit a booking must pay; null when none. */
-                                deposit: {
-                                    /** @description How the deposit is worked out, as the venue names it. */
-                                    type: string | null;
-                                    /** @description The deposit's amount or rate. */
-                                    value: number | null;
-                                } | null;
-                                /** @description First day it can be booked for, yyyy-MM-dd. */
-                                available_from: string | null;
-                                /** @description Last day it can be booked for, yyyy-MM-dd. */
-                                available_until: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "package.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The package as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `pkg_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `package`.
-                                 * @enum {string}
-                                 */
-                                object: "package";
-                                /** @description The name customers see. */
-                                name: string;
-                                /** @description A short, URL-safe name, unique in the workspace. */
-                                slug: string;
-                                /** @description What it is, for customers. */
-                                description: string | null;
-                                /** @description Whether it is on sale, as the venue names it. */
-                                status: string | null;
-                                /**
-                                 * @description Priced per head or at a flat rate.
-                                 * @enum {string|null}
-                                 */
-                                pricing_model: "per_head" | "flat_rate" | null;
-                                /** @description Integer cents or null. */
-                                prices: {
-                                    /** @description Price per adult, in whole cents. */
-                                    adult: number | null;
-                                    /** @description Price per junior, in whole cents. */
-                                    junior: number | null;
-                                    /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                    flat_rate: number | null;
-                                    /** @description The package's base price before per-head prices, in whole cents. */
-                                    base: number | null;
-                                };
-                                /** @description Peak-time prices, the same members as `prices`; null where peak pricing is off. */
-                                peak_prices: {
-                                    /** @description Price per adult, in whole cents. */
-                                    adult: number | null;
-                                    /** @description Price per junior, in whole cents. */
-                                    junior: number | null;
-                                    /** @description Price for the whole booking on flat-rate pricing, in whole cents. */
-                                    flat_rate: number | null;
-                                    /** @description The package's base price before per-head prices, in whole cents. */
-                                    base: number | null;
-                                } | null;
-                                /** @description How many guests a booking may have; null where there is no limit. */
-                                guests: {
-                                    /** @description Fewest adults a booking may have. */
-                                    min_adults: number | null;
-                                    /** @description Most adults a booking may have. */
-                                    max_adults: number | null;
-                                    /** @description Fewest juniors a booking may have. */
-                                    min_juniors: number | null;
-                                    /** @description Most juniors a booking may have. */
-                                    max_juniors: number | null;
-                                    /** @description Most guests in all a booking may have. */
-                                    max_guests: number | null;
-                                };
-                                /** @description True when only staff can book it. */
-                                staff_only: boolean;
-                                /** @description Where it is sold. Empty means every venue. */
-                                venues: string[];
-                                /** @description How long the package lasts, in minutes. */
-                                duration_minutes: number | null;
-                                /** @description The deposit a booking must pay; null when none. */
-                                deposit: {
-                                    /** @description How the deposit is worked out, as the venue names it. */
-                                    type: string | null;
-                                    /** @description The deposit's amount or rate. */
-                                    value: number | null;
-                                } | null;
-                                /** @description First day it can be booked for, yyyy-MM-dd. */
-                                available_from: string | null;
-                                /** @description Last day it can be booked for, yyyy-MM-dd. */
-                                available_until: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "event.created";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The event as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `evt_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `event`.
-                                 * @enum {string}
-                                 */
-                                object: "event";
-                                /** @description The event's name. */
-                                name: string;
-                                /** @description A short, URL-safe name, unique in the workspace. */
-                                slug: string;
-                                /** @description What the event is, for customers. */
-                                description: string | null;
-                                /** @description Whether it is on sale, as the venue names it. */
-                                status: string | null;
-                                /** @description The `ven_` id of the venue it is at. */
-                                venue: string | null;
-                                /** @description Cents. */
-                                price_per_ticket: number | null;
-                                /** @description The ticket limit the venue set. */
-                                max_tickets: number | null;
-                                /** @description The fewest tickets an order may have, as the venue set it. */
-                                min_tickets: number | null;
-                                /** @description Youngest age admitted, in years. */
-                                min_age: number | null;
-                                /** @description How long it lasts, in minutes. */
-                                duration_minutes: number | null;
-                                /** @description How its dates work: one date, several, or a series. */
-                                date_mode: string | null;
-                                /** @description The IANA timezone its local dates and times are read in. */
-                                timezone: string | null;
-                                /** @description True when only staff can sell it. */
-                                staff_only: boolean;
-                                /** @description Its dates. */
-                                dates: {
-                                    /** @description A `evd_` id. */
-                                    id: string;
-                                    /** @description The date's name, when it has one. */
-                                    label: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When it starts (UTC).
-                                     */
-                                    scheduled_at: string | null;
-                                    /** @description The day it starts on the venue's calendar. */
-                                    local_date: string | null;
-                                    /** @description The time it starts on the venue's clock. */
-                                    local_time: string | null;
-                                    /** @description How long it lasts, in minutes. */
-                                    duration_minutes: number | null;
-                                    /** @description Most tickets this date sells. */
-                                    max_tickets: number | null;
-                                    /** @description Cents. */
-                                    price_per_ticket: number | null;
-                                    /** @description The date's status. */
-                                    status: string | null;
-                                }[];
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "event.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The event as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `evt_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `event`.
-                                 * @enum {string}
-                                 */
-                                object: "event";
-                                /** @description The event's name. */
-                                name: string;
-                                /** @description A short, URL-safe name, unique in the workspace. */
-                                slug: string;
-                                /** @description What the event is, for customers. */
-                                description: string | null;
-                                /** @description Whether it is on sale, as the venue names it. */
-                                status: string | null;
-                                /** @description The `ven_` id of the venue it is at. */
-                                venue: string | null;
-                                /** @description Cents. */
-                                price_per_ticket: number | null;
-                                /** @description The ticket limit the venue set. */
-                                max_tickets: number | null;
-                                /** @description The fewest tickets an order may have, as the venue set it. */
-                                min_tickets: number | null;
-                                /** @description Youngest age admitted, in years. */
-                                min_age: number | null;
-                                /** @description How long it lasts, in minutes. */
-                                duration_minutes: number | null;
-                                /** @description How its dates work: one date, several, or a series. */
-                                date_mode: string | null;
-                                /** @description The IANA timezone its local dates and times are read in. */
-                                timezone: string | null;
-                                /** @description True when only staff can sell it. */
-                                staff_only: boolean;
-                                /** @description Its dates. */
-                                dates: {
-                                    /** @description A `evd_` id. */
-                                    id: string;
-                                    /** @description The date's name, when it has one. */
-                                    label: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description When it starts (UTC).
-                                     */
-                                    scheduled_at: string | null;
-                                    /** @description The day it starts on the venue's calendar. */
-                                    local_date: string | null;
-                                    /** @description The time it starts on the venue's clock. */
-                                    local_time: string | null;
-                                    /** @description How long it lasts, in minutes. */
-                                    duration_minutes: number | null;
-                                    /** @description Most tickets this date sells. */
-                                    max_tickets: number | null;
-                                    /** @description Cents. */
-                                    price_per_ticket: number | null;
-                                    /** @description The date's status. */
-                                    status: string | null;
-                                }[];
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "list.created";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The list as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `lst_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `list`.
-                                 * @enum {string}
-                                 */
-                                object: "list";
-                                /** @description The list's name. */
-                                name: string;
-                                /** @description A short, URL-safe name, unique in the workspace. */
-                                slug: string;
-                                /** @description What the list is for. */
-                                description: string | null;
-                                /** @description `manual`, or a list kept by a rule. */
-                                kind: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "list.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The list as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `lst_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `list`.
-                                 * @enum {string}
-                                 */
-                                object: "list";
-                                /** @description The list's name. */
-                                name: string;
-                                /** @description A short, URL-safe name, unique in the workspace. */
-                                slug: string;
-                                /** @description What the list is for. */
-                                description: string | null;
-                                /** @description `manual`, or a list kept by a rule. */
-                                kind: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "tag.created";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The tag as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `tag_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `tag`.
-                                 * @enum {string}
-                                 */
-                                object: "tag";
-                                /** @description The tag's name, unique in the workspace. */
-                                name: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    } | {
-                        /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                        id: string;
-                        /**
-                         * @description Always `webhook_event`.
-                         * @enum {string}
-                         */
-                        object: "webhook_event";
-                        /**
-                         * @description What happened.
-                         * @enum {string}
-                         */
-                        type: "tag.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the change was made; receivers order events by it.
-                         */
-                        created_at: string;
-                        /** @description true for a live change, false for a test one. */
-                        livemode: boolean;
-                        /** @description The record after the change. */
-                        data: {
-                            /** @description The tag as the import wrote it, in the shape GET answers. */
-                            object: {
-                                /** @description A `tag_` id. */
-                                id: string;
-                                /**
-                                 * @description Always `tag`.
-                                 * @enum {string}
-                                 */
-                                object: "tag";
-                                /** @description The tag's name, unique in the workspace. */
-                                name: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC, ISO 8601 with milliseconds and Z.
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["WebhookEvent"];
                 };
             };
             /** @description Not modified */
@@ -14949,42 +10170,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The event id; also the `webhook-id` header, the same on every attempt. */
-                    id: string;
-                    /**
-                     * @description Always `webhook_event`.
-                     * @constant
-                     */
-                    object: "webhook_event";
-                    /**
-                     * @description What happened.
-                     * @constant
-                     */
-                    type: "webhook.test";
-                    /**
-                     * Format: date-time
-                     * @description When the change was made; receivers order events by it.
-                     */
-                    created_at: string;
-                    /** @description true for a live change, false for a test one. */
-                    livemode: boolean;
-                    /** @description The record after the change. */
-                    data: {
-                        /** @description The endpoint. */
-                        object: {
-                            /** @description The endpoint the test was sent to. */
-                            id: string;
-                            /**
-                             * @description Always `webhook_endpoint`.
-                             * @constant
-                             */
-                            object: "webhook_endpoint";
-                            /** @description The endpoint's URL. */
-                            url: string;
-                        };
-                    };
-                };
+                "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };
         responses: {
