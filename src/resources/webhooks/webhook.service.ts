@@ -130,6 +130,7 @@ export async function createEndpoint(
     previous_secret: null,
     previous_secret_expires_at: null,
     failing_since: null,
+    failing_warned_at: null,
     disabled_reason: null,
     created_at: now,
     created_by: input.createdBy,
@@ -159,7 +160,7 @@ export async function getEndpoint(db: Db, workspaceId: string | null, id: string
   return toEndpoint(await existing(db, workspaceId, id));
 }
 
-/** Enables or disables; enabling clears the record of failures that disabled it. */
+/** Enables or disables; either ends the record of failures (and its warning) that came before. */
 export async function setEndpointStatus(
   store: Writer,
   clock: Clock,
@@ -173,6 +174,7 @@ export async function setEndpointStatus(
     status,
     updated_at: clock(),
     failing_since: null,
+    failing_warned_at: null,
     disabled_reason: status === 'disabled' ? 'disabled by a person' : null,
   };
   await store.write(async (tx) => {
