@@ -106,7 +106,10 @@ describe.each(ENGINES)('venue-api webhooks on %s', (engine) => {
       object: { id: `cus_${h}` },
     }));
     await storage.write((tx) => recordEvents(tx, storage.engine, { workspaceId, livemode: false }, made));
-    await storage.db.updateTable('webhook_deliveries').set({ status: 'failed', next_attempt_at: null }).execute();
+    await storage.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', attempts: 8, next_attempt_at: null })
+      .execute();
     const statuses = async () =>
       (
         await storage.db

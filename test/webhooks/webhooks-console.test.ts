@@ -186,7 +186,7 @@ describe.each(ENGINES)('console webhooks on %s', (engine) => {
     );
     await t.storage.db
       .updateTable('webhook_deliveries')
-      .set({ status: 'failed', next_attempt_at: null })
+      .set({ status: 'failed', attempts: 8, next_attempt_at: null })
       .where('endpoint_id', '=', id)
       .execute();
     const failingSince = now - 30 * HOUR;
