@@ -1,11 +1,13 @@
 import { Command } from 'commander';
 import { invalid } from '../errors.ts';
+import { parseInstantWithOffset } from '../lib/time.ts';
 import type { WebhookDelivery, WebhookEndpoint } from '../resources/webhooks/webhook.model.ts';
 import {
   createEndpoint,
   deleteEndpoint,
   endpointDeliveries,
   resendDelivery,
+  resendFailedSince,
   rotateSecret,
   sendTestEvent,
   setEndpointStatus,
@@ -24,6 +26,24 @@ function deliveryLine(d: WebhookDelivery): string {
   const next = d.next_attempt_at ? `  next ${d.next_attempt_at}` : '';
   return `${d.created_at}  ${d.event}  ${d.type}  ${d.status}  attempts ${d.attempts}  last ${last}${next}`;
 }
+
+interface ResendOptions {
+  since?: string;
+  by?: string;
+  json?: boolean;
+}
+
+function sinceInstant(raw: string): number {
+  const ms = parseInstantWithOffset(raw);
+  if (ms === null)
+    throw invalid(`--since must be ISO 8601 with an offset, e.g. 2027-01-01T00:00:00Z (got "${raw.slice(0, 64)}")`);
+  return ms;
+}
+
+const resentLine = (n: number, id: string, since: string) =>
+  n === 0
+    ? `No failed deliveries to ${id} since ${since}; nothing was resent.`
+    : `Queued ${n} failed ${n === 1 ? 'delivery' : 'deliveries'} to ${id} since ${since} again.`;
 
 interface CreateOptions {
   workspace: string;
@@ -162,13 +182,27 @@ export function webhooksCommand(): Command {
 
   cmd
     .command('resend')
-    .description('Deliver an event to the endpoint again, whatever its delivery came to.')
+    .description(
+      'Deliver an event to the endpoint again, whatever its delivery came to; or, with --since, every delivery that failed since the instant.',
+    )
     .argument('<endpoint>', 'the wh_ id')
-    .argument('<event>', 'the whe_ id')
+    .argument('[event]', 'the whe_ id')
+    .option('--since <iso>', 'resend every failed delivery made at or after this instant (ISO 8601 with an offset)')
+    .option('--by <name>', 'with --since: who is running this, for the audit log (default: the OS user)')
     .option('--json', 'print one JSON document')
-    .action(async (id: string, event: string, opts: { json?: boolean }) => {
-      await withStorage(({ storage, clock }) => resendDelivery(storage, clock, null, id, event));
-      printResult(opts.json, { endpoint: id, event, status: 'pending' }, () => `Queued ${event} for ${id} again.`);
+    .action(async (id: string, event: string | undefined, opts: ResendOptions) => {
+      if (opts.since === undefined) {
+        if (event === undefined) throw invalid('resend needs an event id (whe_…) or --since ISO, one of the two');
+        await withStorage(({ storage, clock }) => resendDelivery(storage, clock, null, id, event));
+        printResult(opts.json, { endpoint: id, event, status: 'pending' }, () => `Queued ${event} for ${id} again.`);
+        return;
+      }
+      if (event !== undefined) throw invalid('resend takes an event id or --since, not both');
+      const since = sinceInstant(opts.since);
+      const result = await withStorage(({ storage, clock }) =>
+        resendFailedSince(storage, clock, null, id, since, operatorActor(opts.by)),
+      );
+      printResult(opts.json, result, () => resentLine(result.resent, id, opts.since!));
     });
 
   cmd

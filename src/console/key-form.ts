@@ -1,5 +1,6 @@
 import { COLLECTIONS, LIMIT_NAMES, WRITES, type LimitName } from '../resources/keys/key.model.ts';
 import type { CreateKeyInput } from '../resources/keys/key.service.ts';
+import { parseUtcInput } from './utc-input.ts';
 
 /**
  * The "Create key" form as the server reads it. Only the shape is checked here (a choice
@@ -56,16 +57,6 @@ function list(body: Body, name: string): string[] {
 
 const ticked = (body: Body, name: string) => body[name] === 'on';
 
-/** datetime-local gives `YYYY-MM-DDTHH:MM` (no zone): the form says it is UTC. */
-function parseExpiry(raw: string): number | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(raw.trim());
-  if (!m) return null;
-  const ms = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +(m[6] ?? 0));
-  const back = new Date(ms);
-  // Date.UTC rolls 2027-02-31 over into March: a date that does not exist is refused.
-  return back.getUTCMonth() === +m[2]! - 1 && back.getUTCDate() === +m[3]! ? ms : null;
-}
-
 /**
  * `workspaceRequestsPerMinute`: the form keeps a key's per-minute requests within its
  * workspace's, a limit the key could never reach otherwise. The CLI still allows
@@ -110,7 +101,7 @@ export function readKeyForm(
     errors.can_write = 'Choose writes from the list.';
   let expiresAt: number | null = null;
   if (values.expiresAt.trim()) {
-    expiresAt = parseExpiry(values.expiresAt);
+    expiresAt = parseUtcInput(values.expiresAt);
     if (expiresAt === null) errors.expires_at = 'Give a date and time (UTC), for example 2027-01-31T09:00.';
   }
   const limits: Record<string, number> = {};

@@ -9,21 +9,28 @@ import type { Clock } from '../lib/time.ts';
 import type { AuditActor } from '../resources/audit/audit.model.ts';
 import { recordAudit } from '../resources/audit/audit.service.ts';
 import { outbox } from '../resources/webhook-events/outbox-signal.ts';
-import { disableIfFailingSince, type EndpointKey, noteAttempt } from '../resources/webhooks/webhook-endpoint.repo.ts';
+import {
+  disableIfFailingSince,
+  type EndpointKey,
+  noteAttempt,
+  warnIfFailingSince,
+} from '../resources/webhooks/webhook-endpoint.repo.ts';
 import {
   type AttemptOutcome,
   type ClaimedDelivery,
   claimDue,
   recordOutcome,
 } from '../resources/webhooks/webhook-outbox.repo.ts';
-import type { MailSettings } from './mailer.ts';
+import type { Email, MailSettings } from './mailer.ts';
 import { emailKeyManagers } from './pause-email.ts';
+import { disabledEmail, failingWarningEmail } from './webhook-emails.ts';
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, postWebhook } from './webhook-sender.ts';
 
 /**
  * The webhook worker (DECISIONS "Webhooks"), one a process: it polls the outbox, claims due
  * deliveries under a lease, sends each and records its outcome while the lease holds. An
- * endpoint whose every attempt failed for 3 days is disabled and its key managers emailed.
+ * endpoint whose every attempt failed for a day gets its key managers warned, once; after 3
+ * days it is disabled and they are emailed again.
  */
 
 export interface WebhookWorkerDeps {
@@ -50,7 +57,8 @@ export interface WebhookWorkerDeps {
 /** A lease outlives the longest attempt, with room to record its outcome. */
 const LEASE_MS = ATTEMPT_TIMEOUT_MS + 20_000;
 
-const FAILING_DISABLE_MS = 3 * 24 * 3_600_000;
+const FAILING_WARN_MS = 24 * 3_600_000;
+const FAILING_DISABLE_MS = 3 * FAILING_WARN_MS;
 const FAILING_REASON = 'every delivery failed for 3 days';
 /** The disable is in the workspace's audit log as the service's own, as the activity check's pauses are. */
 const HEALTH_ACTOR: AuditActor = { kind: 'system', name: 'webhook delivery' };
@@ -169,39 +177,39 @@ export class WebhookWorker {
     const at = this.deps.clock();
     const outcome = outcomeOf(this.deps.retrySchedule, claimed.attempts + 1, result, at);
     try {
-      const { recorded, disabled } = await this.deps.store.write(async (tx) => {
+      const { recorded, health } = await this.deps.store.write(async (tx) => {
         const recorded = await recordOutcome(tx, claimed.id, lease, outcome);
         const endpoint = { workspace_id: claimed.workspace_id, id: claimed.endpoint_id };
-        const disabled = recorded && (await noteEndpointAttempt(tx, endpoint, result.ok, at));
-        return { recorded, disabled };
+        const health = recorded ? await noteEndpointAttempt(tx, endpoint, result.ok, at) : null;
+        return { recorded, health };
       });
       if (!recorded) return;
       this.deps.onOutcome?.(outcome.status === 'pending' ? 'retrying' : outcome.status);
-      if (disabled) await this.tellDisabled(claimed);
+      if (health) await this.tell(claimed, health);
     } catch (err) {
       // The lease runs out and the delivery is attempted again: at least once, as promised.
       this.deps.log?.warn({ err, delivery: claimed.id }, 'recording a webhook attempt failed');
     }
   }
 
-  /** Tells the workspace's key managers; the disable has committed, so a failed email is only logged. */
-  private async tellDisabled({ workspace_id, endpoint_id: id, url }: ClaimedDelivery): Promise<void> {
+  /** Tells the workspace's key managers; the warning or disable has committed, so a failed email is only logged. */
+  private async tell({ workspace_id, endpoint_id: id, url }: ClaimedDelivery, health: EndpointHealth): Promise<void> {
     const { store, clock, mail, log } = this.deps;
-    log?.info({ webhook: id }, `webhook endpoint disabled: ${FAILING_REASON}`);
+    const endpoint = { id, url };
+    const make =
+      health.kind === 'disabled'
+        ? (to: string): Email => disabledEmail(to, endpoint)
+        : (to: string): Email => failingWarningEmail(to, endpoint, health.since, health.since + FAILING_DISABLE_MS);
+    log?.info(
+      { webhook: id },
+      health.kind === 'disabled'
+        ? `webhook endpoint disabled: ${FAILING_REASON}`
+        : 'webhook endpoint failing for a day: warned',
+    );
     try {
-      await emailKeyManagers(store, clock, mail, workspace_id, (to) => ({
-        to,
-        subject: `Webhook endpoint ${url} was disabled`,
-        text: [
-          `Every delivery to the webhook endpoint ${url} (${id}) has failed for 3 days, so it was disabled.`,
-          '',
-          "Its deliveries are listed on its page in the workspace's developer settings (Webhooks).",
-          `When the receiver works again, enable the endpoint there (or run: venue-api webhooks enable ${id})`,
-          'and resend the deliveries it missed.',
-        ].join('\n'),
-      }));
+      await emailKeyManagers(store, clock, mail, workspace_id, make);
     } catch (err) {
-      log?.warn({ err, webhook: id }, 'emailing about a disabled webhook endpoint failed');
+      log?.warn({ err, webhook: id }, `emailing about a ${health.kind} webhook endpoint failed`);
     }
   }
 
@@ -240,15 +248,28 @@ function outcomeOf(schedule: readonly number[], attempts: number, result: Attemp
     : { ...last, status: 'pending', next_attempt_at: at + wait * 1000 };
 }
 
+/** What an attempt's outcome did to its endpoint's health, for the email that follows. */
+type EndpointHealth = { kind: 'disabled' } | { kind: 'warned'; since: number };
+
 /**
- * A recorded attempt ends or starts its endpoint's run of failures; a run of 3 days disables
- * the endpoint, with its audit entry in the same transaction. Answers whether it disabled it.
+ * A recorded attempt ends or starts its endpoint's run of failures; a run of a day marks the
+ * endpoint warned, and a run of 3 days disables it with its audit entry, each in the same
+ * transaction as the attempt, so a warning or a disable is decided once. Answers which.
  */
-async function noteEndpointAttempt(tx: Tx, endpoint: EndpointKey, ok: boolean, at: number): Promise<boolean> {
+async function noteEndpointAttempt(
+  tx: Tx,
+  endpoint: EndpointKey,
+  ok: boolean,
+  at: number,
+): Promise<EndpointHealth | null> {
   await noteAttempt(tx, endpoint, ok, at);
-  if (ok || !(await disableIfFailingSince(tx, endpoint, at - FAILING_DISABLE_MS, FAILING_REASON, at))) return false;
-  const { workspace_id: workspaceId, id } = endpoint;
-  const detail = { reason: FAILING_REASON };
-  await recordAudit(tx, { workspaceId, at, by: HEALTH_ACTOR, action: 'webhook.disabled', target: id, detail });
-  return true;
+  if (ok) return null;
+  if (await disableIfFailingSince(tx, endpoint, at - FAILING_DISABLE_MS, FAILING_REASON, at)) {
+    const { workspace_id: workspaceId, id } = endpoint;
+    const detail = { reason: FAILING_REASON };
+    await recordAudit(tx, { workspaceId, at, by: HEALTH_ACTOR, action: 'webhook.disabled', target: id, detail });
+    return { kind: 'disabled' };
+  }
+  const since = await warnIfFailingSince(tx, endpoint, at - FAILING_WARN_MS, at);
+  return since === null ? null : { kind: 'warned', since };
 }

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordEvents } from '../../src/resources/webhook-events/event.repo.ts';
+import { createEndpoint } from '../../src/resources/webhooks/webhook.service.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 import { cli, failedWith } from '../cli/cli.ts';
@@ -88,5 +90,78 @@ describe.each(ENGINES)('venue-api webhooks on %s', (engine) => {
     expect(failedWith(await create('https://169.254.169.254/'))).toMatch(/metadata/);
     expect(failedWith(await create('https://93.184.216.34/', '--events', 'customer.exploded'))).toMatch(/unknown type/);
     expect(failedWith(await run('disable', 'wh_0000000000000000000000'))).toMatch(/No webhook endpoint/);
+  });
+
+  it('resend --since makes the failed deliveries since the instant due again, {"resent": N}; bad input exits 1 and changes nothing', async () => {
+    const now = Date.now();
+    const { endpoint } = await createEndpoint(
+      storage,
+      () => now,
+      { allowHttp: true, allowPrivate: true },
+      { workspaceId, url: 'http://127.0.0.1:9/cli', mode: 'test', contactsMasked: false, createdBy: 'test' },
+    );
+    const made = [3, 2, 1].map((h) => ({
+      type: 'customer.created',
+      at: now - h * 3_600_000,
+      object: { id: `cus_${h}` },
+    }));
+    await storage.write((tx) => recordEvents(tx, storage.engine, { workspaceId, livemode: false }, made));
+    await storage.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', attempts: 8, next_attempt_at: null })
+      .execute();
+    const statuses = async () =>
+      (
+        await storage.db
+          .selectFrom('webhook_deliveries')
+          .select('status')
+          .where('endpoint_id', '=', endpoint.id)
+          .orderBy('created_at')
+          .execute()
+      ).map((d) => d.status);
+    const entries = () =>
+      storage.db.selectFrom('audit_log').selectAll().where('action', '=', 'webhook.resent').orderBy('at').execute();
+
+    const iso = (ms: number) => new Date(ms).toISOString();
+    // Neither, both, and instants without an offset or that do not exist: one line, exit 1, nothing done.
+    expect(failedWith(await run('resend', endpoint.id))).toMatch(/an event id \(whe_…\) or --since ISO/);
+    expect(failedWith(await run('resend', endpoint.id, 'whe_0000000000000000000000', '--since', iso(now)))).toMatch(
+      /not both/,
+    );
+    expect(failedWith(await run('resend', endpoint.id, '--since', 'yesterday'))).toMatch(
+      /--since must be ISO 8601 with an offset/,
+    );
+    expect(failedWith(await run('resend', endpoint.id, '--since', '2026-10-08T00:00:00'))).toMatch(/with an offset/);
+    expect(failedWith(await run('resend', endpoint.id, '--since', '2026-02-30T00:00:00Z'))).toMatch(/with an offset/);
+    expect(failedWith(await run('resend', 'wh_0000000000000000000000', '--since', iso(now)))).toMatch(
+      /No webhook endpoint/,
+    );
+    expect(await statuses()).toEqual(['failed', 'failed', 'failed']);
+    expect(await entries()).toEqual([]);
+
+    const resent = await run(
+      'resend',
+      endpoint.id,
+      '--since',
+      iso(now - 2 * 3_600_000),
+      '--by',
+      'Ops Person',
+      '--json',
+    );
+    expect(resent.code, resent.stderr).toBe(0);
+    expect(resent.json()).toEqual({ resent: 2 });
+    expect(await statuses()).toEqual(['failed', 'pending', 'pending']);
+    const [entry] = await entries();
+    expect(entry).toMatchObject({ target: endpoint.id, actor: 'ops person', source: 'cli' });
+    expect(JSON.parse(entry!.detail)).toEqual({ since: iso(now - 2 * 3_600_000), resent: 2 });
+
+    // An offset other than Z names the same instant; without --json, a sentence.
+    const plain = await run('resend', endpoint.id, '--since', '2000-01-01T10:00:00+10:00');
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout.trim()).toBe(
+      `Queued 1 failed delivery to ${endpoint.id} since 2000-01-01T10:00:00+10:00 again.`,
+    );
+    expect(await statuses()).toEqual(['pending', 'pending', 'pending']);
+    expect(await entries()).toHaveLength(2);
   });
 });

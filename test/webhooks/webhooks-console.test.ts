@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookWorker } from '../../src/jobs/webhook-worker.ts';
+import { recordEvents } from '../../src/resources/webhook-events/event.repo.ts';
 import { addStaff } from '../../src/resources/workspaces/workspace.service.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
@@ -170,5 +171,101 @@ describe.each(ENGINES)('console webhooks on %s', (engine) => {
     expect(forged.statusCode).toBe(403);
     const rows = await t.storage.db.selectFrom('webhook_endpoints').select('id').execute();
     expect(rows).toEqual([]);
+  });
+
+  it('"Resend failed deliveries since" resends the failed ones since the instant and says how many; the pages show failing and disabled', async () => {
+    await manager.get('/console/webhooks');
+    const made = await manager.post('/console/webhooks', { url: receiver.url('/late'), mode: 'live', events: '*' });
+    const location = made.headers.location as string;
+    const id = location.split('/').pop()!;
+    const HOUR = 3_600_000;
+    const now = t.clock.now;
+    const events = [3, 2, 1].map((h) => ({ type: 'customer.created', at: now - h * HOUR, object: { id: `cus_${h}` } }));
+    await t.storage.write((tx) =>
+      recordEvents(tx, t.storage.engine, { workspaceId: t.workspaceId, livemode: true }, events),
+    );
+    await t.storage.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', attempts: 8, next_attempt_at: null })
+      .where('endpoint_id', '=', id)
+      .execute();
+    const failingSince = now - 30 * HOUR;
+    await t.storage.db
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: failingSince, failing_warned_at: now - 6 * HOUR })
+      .where('id', '=', id)
+      .execute();
+    const statuses = async () =>
+      (
+        await t.storage.db
+          .selectFrom('webhook_deliveries')
+          .select('status')
+          .where('endpoint_id', '=', id)
+          .orderBy('created_at')
+          .execute()
+      ).map((d) => d.status);
+    const entries = () =>
+      t.storage.db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('action', '=', 'webhook.resent')
+        .where('target', '=', id)
+        .execute();
+
+    const utc = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+    const failing = `failing since ${utc(failingSince)} — warned`;
+    expect(textOf((await manager.get('/console/webhooks')).body)).toContain(`Enabled, ${failing}`);
+    const page = await manager.get(location);
+    expect(textOf(page.body)).toContain(`Enabled, ${failing}`);
+    // The form starts from when the failures began, in UTC as it says.
+    expect(page.body).toContain(
+      `name="since" step="1" required value="${new Date(failingSince).toISOString().slice(0, 16)}"`,
+    );
+    expect(textOf(page.body)).toContain('Resend failed deliveries since (UTC)');
+
+    // An instant that is not one, a post without the page's token, and staff: refused, nothing resent.
+    for (const since of ['', 'yesterday', '2026-02-30T10:00', '2026-10-08T10:00Z']) {
+      const bad = await manager.post(`${location}/resend-failed`, { since });
+      expect(bad.statusCode, since).toBe(400);
+      expect(textOf(bad.body)).toContain(
+        'Give a date and time (UTC), for example 2027-01-31T09:00; nothing was resent.',
+      );
+      expect(bad.body).toContain('aria-invalid="true"');
+    }
+    const since = new Date(now - 2 * HOUR).toISOString().slice(0, 16);
+    expect((await manager.post(`${location}/resend-failed`, { since }, null)).statusCode).toBe(403);
+    await staff.get('/console/password');
+    const notAllowed = await staff.post(`${location}/resend-failed`, { since });
+    expect(notAllowed.statusCode).toBe(403);
+    expect(textOf(notAllowed.body)).toContain('Only owners and key managers');
+    expect(await statuses()).toEqual(['failed', 'failed', 'failed']);
+    expect(await entries()).toEqual([]);
+
+    await manager.get(location);
+    const resent = await manager.post(`${location}/resend-failed`, { since });
+    expect(resent.statusCode).toBe(303);
+    expect(resent.headers.location).toBe(`${location}?done=resent&count=2`);
+    expect(textOf((await manager.get(resent.headers.location as string)).body)).toContain(
+      '2 failed deliveries will be attempted again.',
+    );
+    expect(await statuses()).toEqual(['failed', 'pending', 'pending']);
+    const [entry] = await entries();
+    expect(entry).toMatchObject({ actor: 'km@example.com', source: 'console' });
+    // The form's minute, in UTC.
+    expect(JSON.parse(entry!.detail)).toEqual({ since: `${since}:00.000Z`, resent: 2 });
+
+    // A disabled endpoint shows why, in the list and on its page.
+    await t.storage.db
+      .updateTable('webhook_endpoints')
+      .set({ status: 'disabled', disabled_reason: 'every delivery failed for 3 days' })
+      .where('id', '=', id)
+      .execute();
+    expect(textOf((await manager.get('/console/webhooks')).body)).toContain(
+      'Disabled: every delivery failed for 3 days',
+    );
+    expect(textOf((await manager.get(location)).body)).toContain('Disabled: every delivery failed for 3 days');
+
+    await manager.get(`${location}/delete`);
+    expect((await manager.post(`${location}/delete`, {})).statusCode).toBe(303);
   });
 });

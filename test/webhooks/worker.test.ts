@@ -6,7 +6,7 @@ import { WebhookWorker, type WebhookWorkerDeps } from '../../src/jobs/webhook-wo
 import { personActor } from '../../src/resources/actor.model.ts';
 import { createCustomer } from '../../src/resources/customers/customer.service.ts';
 import { recordEvents } from '../../src/resources/webhook-events/event.repo.ts';
-import { createEndpoint } from '../../src/resources/webhooks/webhook.service.ts';
+import { createEndpoint, setEndpointStatus } from '../../src/resources/webhooks/webhook.service.ts';
 import { addStaff, createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 
@@ -25,6 +25,8 @@ describe.each(ENGINES)('the webhook worker on %s', (engine) => {
     storage = await freshStorage(engine);
     workspaceId = (await createWorkspace(storage, now, { name: 'Batches' })).id;
     await addStaff(storage, now, { workspaceId, email: `km-${engine}@example.com`, name: 'Kim', role: 'key_manager' });
+    await addStaff(storage, now, { workspaceId, email: `owner-${engine}@example.com`, name: 'Olu', role: 'owner' });
+    await addStaff(storage, now, { workspaceId, email: `staff-${engine}@example.com`, name: 'Sam', role: 'staff' });
     for (const path of ['/a', '/b', '/c']) {
       const made = await createEndpoint(
         storage,
@@ -44,8 +46,9 @@ describe.each(ENGINES)('the webhook worker on %s', (engine) => {
     await storage.db.deleteFrom('webhook_endpoints').where('id', 'not in', endpoints).execute();
     await storage.db
       .updateTable('webhook_endpoints')
-      .set({ status: 'enabled', failing_since: null, disabled_reason: null })
+      .set({ status: 'enabled', failing_since: null, failing_warned_at: null, disabled_reason: null })
       .execute();
+    await storage.db.deleteFrom('outbox').execute();
     clock.now = Date.now();
   });
 
@@ -178,7 +181,7 @@ describe.each(ENGINES)('the webhook worker on %s', (engine) => {
     expect((await endpoint(b)).status).toBe('enabled');
   });
 
-  it('an endpoint failing everything for 3 days is disabled once, audited and emailed about once', async () => {
+  it('an endpoint failing everything for 3 days is disabled once and audited; its key managers were warned once and are told once', async () => {
     await events(30);
     const [a, b] = endpoints as [string, string];
     const w = worker(
@@ -201,9 +204,13 @@ describe.each(ENGINES)('the webhook worker on %s', (engine) => {
       .selectFrom('outbox')
       .selectAll()
       .where('recipient', '=', `km-${engine}@example.com`)
+      .orderBy('created_at')
       .execute();
-    expect(mail).toHaveLength(1);
-    await storage.db.deleteFrom('outbox').execute();
+    // The warning after the first day, then the disable; no second warning on the way.
+    expect(mail.map((m) => m.subject)).toEqual([
+      'Webhook endpoint http://127.0.0.1:9/b is failing',
+      'Webhook endpoint http://127.0.0.1:9/b was disabled',
+    ]);
     // The service's own act is in the audit log, as the activity check's pauses are.
     const audit = await storage.db
       .selectFrom('audit_log')
@@ -215,6 +222,97 @@ describe.each(ENGINES)('the webhook worker on %s', (engine) => {
     expect(audit[0]).toMatchObject({ workspace_id: workspaceId, actor_kind: 'system', source: 'system' });
     expect(Number(audit[0]!.at)).toBe(Number((await endpoint(b)).updated_at));
     expect(JSON.parse(audit[0]!.detail)).toEqual({ reason: 'every delivery failed for 3 days' });
+  });
+
+  it('an endpoint failing everything for 24 hours warns the key managers once, and a success re-arms the warning', async () => {
+    const [a, b] = endpoints as [string, string];
+    let bOk = false;
+    const w = worker(
+      storage,
+      async (url) => (url.endsWith('/b') && !bOk ? { ok: false, status: 500, error: 'answered 500' } : ok()),
+      { schedule: Array(10).fill(12 * 3_600) },
+    );
+    const endpoint = async (id: string) =>
+      storage.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const warnings = async () =>
+      storage.db
+        .selectFrom('outbox')
+        .select(['recipient', 'subject', 'body'])
+        .where('subject', 'like', '%is failing')
+        .orderBy('created_at')
+        .orderBy('recipient')
+        .execute();
+
+    const start = clock.now;
+    await events(1);
+    await w.drain();
+    clock.now += 12 * 3_600_000;
+    await w.drain();
+    // Failing for 12 hours: no warning yet.
+    expect(Number((await endpoint(b)).failing_since)).toBe(start);
+    expect((await endpoint(b)).failing_warned_at).toBeNull();
+    expect(await warnings()).toEqual([]);
+
+    // The attempt that finds the run 24 hours old warns, in its transaction.
+    clock.now += 12 * 3_600_000;
+    await w.drain();
+    expect(Number((await endpoint(b)).failing_warned_at)).toBe(clock.now);
+    const sent = await warnings();
+    // Owners and key managers, as for the disable; never plain staff.
+    expect(sent.map((m) => m.recipient)).toEqual([`km-${engine}@example.com`, `owner-${engine}@example.com`]);
+    expect(sent[0]!.subject).toBe('Webhook endpoint http://127.0.0.1:9/b is failing');
+    expect(sent[0]!.body).toContain(`has failed since ${new Date(start).toISOString()}`);
+    expect(sent[0]!.body).toContain(`disabled after ${new Date(start + 3 * 86_400_000).toISOString()}`);
+    expect(sent[0]!.body).toContain(`venue-api webhooks resend ${b} --since ${new Date(start).toISOString()}`);
+
+    // Still failing a day and a half in: no second warning, still enabled.
+    clock.now += 12 * 3_600_000;
+    await w.drain();
+    expect(await warnings()).toHaveLength(2);
+    expect((await endpoint(b)).status).toBe('enabled');
+    expect((await endpoint(a)).failing_warned_at).toBeNull();
+
+    // A success ends the run and its warning; a new run of 24 hours warns again.
+    bOk = true;
+    clock.now += 12 * 3_600_000;
+    await w.drain();
+    expect((await endpoint(b)).failing_since).toBeNull();
+    expect((await endpoint(b)).failing_warned_at).toBeNull();
+    bOk = false;
+    const again = clock.now;
+    await events(1);
+    await w.drain();
+    expect(Number((await endpoint(b)).failing_since)).toBe(again);
+    clock.now += 12 * 3_600_000;
+    await w.drain();
+    expect(await warnings()).toHaveLength(2);
+    clock.now += 12 * 3_600_000;
+    await w.drain();
+    const all = await warnings();
+    expect(all).toHaveLength(4);
+    expect(all[2]!.body).toContain(`has failed since ${new Date(again).toISOString()}`);
+    expect((await endpoint(b)).status).toBe('enabled');
+  });
+
+  it('enabling an endpoint again ends its run of failures and re-arms its warning', async () => {
+    const b = endpoints[1]!;
+    await storage.db
+      .updateTable('webhook_endpoints')
+      .set({ status: 'disabled', failing_since: clock.now - 3 * 86_400_000, failing_warned_at: clock.now - 86_400_000 })
+      .where('id', '=', b)
+      .execute();
+    await setEndpointStatus(storage, now, workspaceId, b, 'enabled');
+    const row = await storage.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', b)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      status: 'enabled',
+      failing_since: null,
+      failing_warned_at: null,
+      disabled_reason: null,
+    });
   });
 
   it('a started worker claims what this process writes at once, without waiting for its poll', async () => {

@@ -1,22 +1,25 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.ts';
 import {
   createEndpoint,
   deleteEndpoint,
   endpointDeletion,
   endpointDeliveries,
-  getEndpoint,
+  endpointWithHealth,
   resendDelivery,
+  resendFailedSince,
   rotateSecret,
   sendTestEvent,
   setEndpointStatus,
-  workspaceEndpoints,
+  workspaceEndpointsWithHealth,
 } from '../../resources/webhooks/webhook.service.ts';
 import type { ConsoleOptions } from '../console-options.ts';
-import { auditActor, formFields, formText, managesKeys, pageContext, render } from '../render.ts';
+import { auditActor, formFields, formText, managesKeys, pageContext, queryText, render } from '../render.ts';
+import { parseUtcInput, toUtcInput } from '../utc-input.ts';
 import {
   deleteWebhookPage,
   EMPTY_WEBHOOK_FORM,
+  type ResendSinceForm,
   webhookPage,
   webhooksPage,
   type WebhookFormValues,
@@ -38,7 +41,7 @@ export async function webhooksRoutes(app: FastifyInstance, { storage, clock, web
   const ws = (request: FastifyRequest) => request.staff!.workspaceId;
 
   app.get('/webhooks', { preHandler: managesKeys }, async (request, reply) => {
-    const endpoints = await workspaceEndpoints(db, ws(request));
+    const endpoints = await workspaceEndpointsWithHealth(db, ws(request));
     const done = (request.query as Record<string, string | undefined>).done;
     return render(
       reply,
@@ -73,7 +76,7 @@ export async function webhooksRoutes(app: FastifyInstance, { storage, clock, web
       return reply.redirect(`/console/webhooks/${endpoint.id}`, 303);
     } catch (err) {
       if (!(err instanceof ApiError) || (err.code !== 'invalid_request' && err.code !== 'conflict')) throw err;
-      const endpoints = await workspaceEndpoints(db, ws(request));
+      const endpoints = await workspaceEndpointsWithHealth(db, ws(request));
       return render(
         reply,
         err.status,
@@ -82,25 +85,28 @@ export async function webhooksRoutes(app: FastifyInstance, { storage, clock, web
     }
   });
 
-  app.get<Params>('/webhooks/:id', { preHandler: managesKeys }, async (request, reply) => {
-    const endpoint = await getEndpoint(db, ws(request), request.params.id);
+  /** The endpoint's page; the resend form starts from when its failures began, when they have. */
+  async function endpointPage(
+    request: FastifyRequest<Params>,
+    reply: FastifyReply,
+    status: number,
+    extra: { resend?: ResendSinceForm; message?: string },
+  ) {
+    const { endpoint, health } = await endpointWithHealth(db, ws(request), request.params.id);
     const deliveries = await endpointDeliveries(db, ws(request), endpoint.id);
     const secret = request.cookies[SECRET_COOKIE] ?? null;
     if (secret) reply.clearCookie(SECRET_COOKIE, secretCookie(endpoint.id));
-    const message = (request.query as Record<string, string | undefined>).done;
-    return render(
-      reply,
-      200,
-      webhookPage(pageContext(request, reply), {
-        endpoint,
-        deliveries,
-        secret,
-        ...(message ? { message: DONE[message] ?? '' } : {}),
-      }),
-    );
+    const resend = extra.resend ?? { since: health.failingSince === null ? '' : toUtcInput(health.failingSince) };
+    const page = webhookPage(pageContext(request, reply), { endpoint, health, deliveries, secret, resend, ...extra });
+    return render(reply, status, page);
+  }
+
+  app.get<Params>('/webhooks/:id', { preHandler: managesKeys }, async (request, reply) => {
+    const message = doneMessage(queryText(request, 'done'), queryText(request, 'count'));
+    return endpointPage(request, reply, 200, message ? { message } : {});
   });
 
-  const back = (id: string, done: keyof typeof DONE) => `/console/webhooks/${id}?done=${done}`;
+  const back = (id: string, done: string) => `/console/webhooks/${id}?done=${done}`;
 
   app.post<Params>('/webhooks/:id/test', { preHandler: managesKeys }, async (request, reply) => {
     await sendTestEvent(storage, clock, ws(request), request.params.id);
@@ -133,6 +139,23 @@ export async function webhooksRoutes(app: FastifyInstance, { storage, clock, web
     await deleteEndpoint(storage, ws(request), request.params.id, auditActor(request), clock);
     return reply.redirect('/console/webhooks?done=deleted', 303);
   });
+  app.post<Params>('/webhooks/:id/resend-failed', { preHandler: managesKeys }, async (request, reply) => {
+    const raw = formText(request, 'since', 40);
+    const since = parseUtcInput(raw);
+    if (since === null) {
+      const error = 'Give a date and time (UTC), for example 2027-01-31T09:00; nothing was resent.';
+      return endpointPage(request, reply, 400, { resend: { since: raw, error } });
+    }
+    const { resent } = await resendFailedSince(
+      storage,
+      clock,
+      ws(request),
+      request.params.id,
+      since,
+      auditActor(request),
+    );
+    return reply.redirect(`${back(request.params.id, 'resent')}&count=${resent}`, 303);
+  });
   app.post<{ Params: { id: string; event: string } }>(
     '/webhooks/:id/deliveries/:event/resend',
     { preHandler: managesKeys },
@@ -150,3 +173,12 @@ const DONE: Record<string, string> = {
   rotate: 'The secret was rotated; the old one keeps signing beside it for 24 hours.',
   resend: 'The delivery will be attempted again.',
 };
+
+/** The notice a redirect back to the endpoint's page asks for; after "Resend failed deliveries since", how many. */
+function doneMessage(done: string, count: string): string | undefined {
+  if (done !== 'resent') return Object.hasOwn(DONE, done) ? DONE[done] : undefined;
+  if (!/^\d{1,9}$/.test(count)) return undefined;
+  const n = Number(count);
+  if (n === 0) return 'No delivery made since then had failed; nothing was resent.';
+  return `${n.toLocaleString('en-US')} failed ${n === 1 ? 'delivery' : 'deliveries'} will be attempted again.`;
+}

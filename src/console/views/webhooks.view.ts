@@ -1,6 +1,6 @@
-import type { WebhookDelivery, WebhookEndpoint } from '../../resources/webhooks/webhook.model.ts';
+import type { EndpointHealth, WebhookDelivery, WebhookEndpoint } from '../../resources/webhooks/webhook.model.ts';
 import { html } from '../html.ts';
-import { csrfField, describedBy, fieldError, notice, page, type PageContext } from './layout.ts';
+import { csrfField, describedBy, fieldError, notice, page, type PageContext, when } from './layout.ts';
 
 /** The developer settings' Webhooks pages (DECISIONS "Webhooks"): list and create, one endpoint, its secret once. */
 export interface WebhookFormValues {
@@ -14,17 +14,30 @@ export const EMPTY_WEBHOOK_FORM: WebhookFormValues = { url: '', mode: 'test', ev
 
 const STATUS = { enabled: 'Enabled', disabled: 'Disabled' } as const;
 
+/** The status with how the endpoint is doing: why it was disabled, or since when it fails and whether its key managers were warned. */
+function statusText(e: WebhookEndpoint, health: EndpointHealth): string {
+  if (e.status === 'disabled') return health.disabledReason ? `Disabled: ${health.disabledReason}` : STATUS.disabled;
+  if (health.failingSince === null) return STATUS.enabled;
+  return `Enabled, failing since ${when(health.failingSince)}${health.warnedAt === null ? '' : ' — warned'}`;
+}
+
+/** An endpoint as the pages list it. */
+export interface EndpointRow {
+  endpoint: WebhookEndpoint;
+  health: EndpointHealth;
+}
+
 export function webhooksPage(
   ctx: PageContext,
-  view: { endpoints: WebhookEndpoint[]; values: WebhookFormValues; error?: string; message?: string },
+  view: { endpoints: EndpointRow[]; values: WebhookFormValues; error?: string; message?: string },
 ) {
   const rows = view.endpoints.map(
-    (e) => html`<tr>
+    ({ endpoint: e, health }) => html`<tr>
         <td><a href="/console/webhooks/${e.id}">${e.url}</a></td>
         <td>${e.mode === 'live' ? 'Live' : 'Test'}</td>
         <td>${e.events.join(', ')}</td>
         <td>${e.contacts_masked ? 'Masked' : 'Full'}</td>
-        <td>${STATUS[e.status]}</td>
+        <td>${statusText(e, health)}</td>
       </tr>`,
   );
   const v = view.values;
@@ -72,11 +85,23 @@ export function webhooksPage(
   );
 }
 
+/** The "Resend failed deliveries since" form's value (a datetime-local, UTC) and its error. */
+export interface ResendSinceForm {
+  since: string;
+  error?: string;
+}
+
 export function webhookPage(
   ctx: PageContext,
-  view: { endpoint: WebhookEndpoint; deliveries: WebhookDelivery[]; secret?: string | null; message?: string },
+  view: EndpointRow & {
+    deliveries: WebhookDelivery[];
+    resend: ResendSinceForm;
+    secret?: string | null;
+    message?: string;
+  },
 ) {
   const e = view.endpoint;
+  const resend = view.resend;
   const action = (path: string, label: string) => html`<form method="post" action="/console/webhooks/${e.id}/${path}">
       ${csrfField(ctx)}<button type="submit">${label}</button></form>`;
   const rows = view.deliveries.map(
@@ -104,7 +129,7 @@ export function webhookPage(
       <dt>Mode</dt><dd>${e.mode === 'live' ? 'Live' : 'Test'}</dd>
       <dt>Events</dt><dd>${e.events.join(', ')}</dd>
       <dt>Contacts</dt><dd>${e.contacts_masked ? 'Masked' : 'Full'}</dd>
-      <dt>Status</dt><dd>${STATUS[e.status]}</dd>
+      <dt>Status</dt><dd>${statusText(e, view.health)}</dd>
       <dt>Created by</dt><dd>${e.created_by}</dd>
     </dl>
     <div class="actions">
@@ -113,6 +138,19 @@ export function webhookPage(
       ${action('rotate', 'Rotate secret')}
       <form method="get" action="/console/webhooks/${e.id}/delete"><button type="submit" class="danger">Delete</button></form>
     </div>
+    <h2>Resend failed deliveries</h2>
+    <form method="post" action="/console/webhooks/${e.id}/resend-failed">
+      ${csrfField(ctx)}
+      <div class="field">
+        <label for="since">Resend failed deliveries since (UTC)</label>
+        <p class="hint" id="since-hint">Every delivery to this endpoint that failed and was made at or after this time
+          is sent again now${e.status === 'disabled' ? ', once the endpoint is enabled' : ''}.</p>
+        <input type="datetime-local" id="since" name="since" step="1" required value="${resend.since}"
+          aria-describedby="since-hint${resend.error ? ' since-error' : ''}"${resend.error ? html` aria-invalid="true"` : null}>
+        ${fieldError('since', resend.error)}
+      </div>
+      <button type="submit">Resend failed deliveries</button>
+    </form>
     <h2>Recent deliveries</h2>
     ${
       view.deliveries.length === 0

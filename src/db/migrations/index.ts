@@ -18,6 +18,7 @@ import * as webhookEventsUnusedIndex from './019-webhook-events-unused-index.ts'
 import * as changeLogEvents from './020-change-log-events.ts';
 import * as plainOutbox from './021-plain-outbox.ts';
 import * as eventFeed from './022-event-feed.ts';
+import * as webhookWarning from './023-webhook-warning.ts';
 
 /** Migrations are listed here (not read from disk) so they run the same under tsx and tests. */
 export const migrations: Record<string, Migration> = {
@@ -40,6 +41,7 @@ export const migrations: Record<string, Migration> = {
   '020-change-log-events': changeLogEvents,
   '021-plain-outbox': plainOutbox,
   '022-event-feed': eventFeed,
+  '023-webhook-warning': webhookWarning,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -15,6 +15,8 @@ export interface WebhookEndpointTable {
   previous_secret: string | null;
   previous_secret_expires_at: number | null;
   failing_since: number | null;
+  /** When the warning of a run of failures went out (023-webhook-warning); null until then, and once it ends. */
+  failing_warned_at: number | null;
   disabled_reason: string | null;
   created_at: number;
   created_by: string;

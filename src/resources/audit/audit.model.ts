@@ -1,7 +1,8 @@
 /**
  * The audit trail's vocabulary (docs/console.md "Audit log"): who acted, from where, and
  * the actions people take on keys, undo, staff and sign-in. `webhook.*` is reserved for the
- * webhook endpoints' actions (created, disabled, enabled, deleted, secret rotated).
+ * webhook endpoints' actions (created, disabled, enabled, deleted, secret rotated, failed
+ * deliveries resent since an instant).
  */
 export const AUDIT_ACTIONS = [
   'key.created',
@@ -22,6 +23,7 @@ export const AUDIT_ACTIONS = [
   'webhook.enabled',
   'webhook.deleted',
   'webhook.secret_rotated',
+  'webhook.resent',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

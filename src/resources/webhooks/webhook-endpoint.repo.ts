@@ -56,7 +56,7 @@ export async function deleteEndpoint(tx: Tx, { workspace_id, id }: EndpointKey):
     .execute();
 }
 
-/** After an attempt: a success ends a run of failures, a failure starts one (if none is running). */
+/** After an attempt: a success ends a run of failures (and re-arms its warning), a failure starts one (if none is running). */
 // Every attempt asks one of the two: compiled once (db/prepared.ts). Shape: `ok` or `failed`.
 const NOTE_ATTEMPT = new PreparedQuery<{ workspaceId: string; id: string; now: number }, never>((db, param, shape) => {
   const query = db
@@ -64,7 +64,9 @@ const NOTE_ATTEMPT = new PreparedQuery<{ workspaceId: string; id: string; now: n
     .where('workspace_id', '=', param('workspaceId'))
     .where('id', '=', param('id'));
   return shape === 'ok'
-    ? query.set({ failing_since: sql.lit(null) }).where('failing_since', 'is not', sql.lit(null))
+    ? query
+        .set({ failing_since: sql.lit(null), failing_warned_at: sql.lit(null) })
+        .where('failing_since', 'is not', sql.lit(null))
     : query.set({ failing_since: param('now') }).where('failing_since', 'is', sql.lit(null));
 });
 
@@ -89,4 +91,28 @@ export async function disableIfFailingSince(
     .where('failing_since', '<=', before)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Marks the warning of a run of failures as sent when the run began at `before` or earlier,
+ * the endpoint is still enabled and it was not warned yet, so the warning goes out once a
+ * run; answers when that run began, or null when there is nothing to warn of.
+ */
+export async function warnIfFailingSince(
+  tx: Tx,
+  endpoint: EndpointKey,
+  before: number,
+  now: number,
+): Promise<number | null> {
+  const row = await tx
+    .updateTable('webhook_endpoints')
+    .set({ failing_warned_at: now })
+    .where('workspace_id', '=', endpoint.workspace_id)
+    .where('id', '=', endpoint.id)
+    .where('status', '=', 'enabled')
+    .where('failing_since', '<=', before)
+    .where('failing_warned_at', 'is', null)
+    .returning('failing_since')
+    .executeTakeFirst();
+  return row?.failing_since == null ? null : Number(row.failing_since);
 }

@@ -163,6 +163,24 @@ export async function requeueDelivery(tx: Tx, endpoint: EndpointKey, eventId: st
   return Number(result.numUpdatedRows) > 0;
 }
 
+/**
+ * Makes every failed delivery of the endpoint made at or after `since` due again now; answers
+ * how many. Not those failed when made, never attempted (an event over the size limit): no
+ * attempt could send them, and their failures would count against a receiver that works.
+ */
+export async function requeueFailedSince(tx: Tx, endpoint: EndpointKey, since: number, now: number): Promise<number> {
+  const result = await tx
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at: now, claimed_until: null, updated_at: now })
+    .where('workspace_id', '=', endpoint.workspace_id)
+    .where('endpoint_id', '=', endpoint.id)
+    .where('status', '=', 'failed')
+    .where('created_at', '>=', since)
+    .where('attempts', '>', 0)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /** For /metrics: deliveries waiting, and when the oldest of their events was made. */
 export async function queueState(db: Queryable): Promise<{ pending: number; oldest: number | null }> {
   const row = await db

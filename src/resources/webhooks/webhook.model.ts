@@ -8,6 +8,7 @@ import { toInstant } from '../../lib/time.ts';
 
 export type WebhookEndpoint = ReturnType<typeof toEndpoint>;
 export type WebhookDelivery = ReturnType<typeof toDelivery>;
+export type EndpointHealth = ReturnType<typeof toEndpointHealth>;
 
 export function toEndpoint(row: WebhookEndpointTable) {
   return {
@@ -20,6 +21,19 @@ export function toEndpoint(row: WebhookEndpointTable) {
     status: row.status,
     created_at: toInstant(row.created_at),
     created_by: row.created_by,
+  };
+}
+
+/**
+ * How an endpoint is doing, for the console's pages: since when its every delivery has
+ * failed, whether its key managers were warned, why it was disabled. Not part of the
+ * endpoint's shape, which the CLI prints as DECISIONS fixes it.
+ */
+export function toEndpointHealth(row: WebhookEndpointTable) {
+  return {
+    failingSince: row.failing_since,
+    warnedAt: row.failing_warned_at,
+    disabledReason: row.status === 'disabled' ? row.disabled_reason : null,
   };
 }
 

@@ -4,7 +4,7 @@ import type { Db, Tx } from '../../db/schema.ts';
 import type { Writer } from '../../db/write.ts';
 import { conflict, invalid, notFound } from '../../errors.ts';
 import { isIdOf, newId } from '../../lib/ids.ts';
-import type { Clock } from '../../lib/time.ts';
+import { type Clock, toInstant } from '../../lib/time.ts';
 import { literalAddress, refusedAddress } from '../../lib/webhook-address.ts';
 import type { AuditAction, AuditActor } from '../audit/audit.model.ts';
 import { recordAudit } from '../audit/audit.service.ts';
@@ -19,9 +19,16 @@ import {
 import { eventRow } from '../webhook-events/event.model.ts';
 import { insertEventFor } from '../webhook-events/event.repo.ts';
 import { outboxWritten } from '../webhook-events/outbox-signal.ts';
-import { deliveryCounts, recentDeliveries, requeueDelivery } from './webhook-outbox.repo.ts';
+import { deliveryCounts, recentDeliveries, requeueDelivery, requeueFailedSince } from './webhook-outbox.repo.ts';
 import { EVENT_TYPES } from './webhook-event.schema.ts';
-import { toDelivery, toEndpoint, type WebhookDelivery, type WebhookEndpoint } from './webhook.model.ts';
+import {
+  type EndpointHealth,
+  toDelivery,
+  toEndpoint,
+  toEndpointHealth,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from './webhook.model.ts';
 
 /**
  * Webhook endpoints (DECISIONS "Webhooks"): made and managed by the console's key managers
@@ -130,6 +137,7 @@ export async function createEndpoint(
     previous_secret: null,
     previous_secret_expires_at: null,
     failing_since: null,
+    failing_warned_at: null,
     disabled_reason: null,
     created_at: now,
     created_by: input.createdBy,
@@ -155,11 +163,7 @@ async function existing(db: Db, workspaceId: string | null, id: string) {
   return row;
 }
 
-export async function getEndpoint(db: Db, workspaceId: string | null, id: string): Promise<WebhookEndpoint> {
-  return toEndpoint(await existing(db, workspaceId, id));
-}
-
-/** Enables or disables; enabling clears the record of failures that disabled it. */
+/** Enables or disables; either ends the record of failures (and its warning) that came before. */
 export async function setEndpointStatus(
   store: Writer,
   clock: Clock,
@@ -173,6 +177,7 @@ export async function setEndpointStatus(
     status,
     updated_at: clock(),
     failing_since: null,
+    failing_warned_at: null,
     disabled_reason: status === 'disabled' ? 'disabled by a person' : null,
   };
   await store.write(async (tx) => {
@@ -180,6 +185,27 @@ export async function setEndpointStatus(
     await audit(tx, by, row, set.updated_at, status === 'enabled' ? 'webhook.enabled' : 'webhook.disabled');
   });
   return toEndpoint({ ...row, ...set });
+}
+
+/** The workspace's endpoints with how each is doing (the console's list). */
+export async function workspaceEndpointsWithHealth(
+  db: Db,
+  workspaceId: string,
+): Promise<{ endpoint: WebhookEndpoint; health: EndpointHealth }[]> {
+  return (await listEndpoints(db, workspaceId)).map((row) => ({
+    endpoint: toEndpoint(row),
+    health: toEndpointHealth(row),
+  }));
+}
+
+/** One endpoint with how it is doing (the console's page of it). */
+export async function endpointWithHealth(
+  db: Db,
+  workspaceId: string | null,
+  id: string,
+): Promise<{ endpoint: WebhookEndpoint; health: EndpointHealth }> {
+  const row = await existing(db, workspaceId, id);
+  return { endpoint: toEndpoint(row), health: toEndpointHealth(row) };
 }
 
 /** What deleting an endpoint takes with it: its deliveries, those still waiting never sent. */
@@ -248,6 +274,30 @@ export async function resendDelivery(
   const found = await store.write((tx) => requeueDelivery(tx, row, eventId, clock()));
   if (!found) throw notFound(`No delivery of ${eventId.slice(0, 64)} to ${id}.`);
   outboxWritten();
+}
+
+/**
+ * "Resend failed deliveries since": every `failed` delivery of the endpoint made at or after
+ * `since` is due again now, in one transaction with its audit entry (one entry for the
+ * action, however many it resent); answers how many.
+ */
+export async function resendFailedSince(
+  store: Writer,
+  clock: Clock,
+  workspaceId: string | null,
+  id: string,
+  since: number,
+  by?: AuditActor,
+): Promise<{ resent: number }> {
+  const row = await existing(store.db, workspaceId, id);
+  const now = clock();
+  const resent = await store.write(async (tx) => {
+    const resent = await requeueFailedSince(tx, row, since, now);
+    await audit(tx, by, row, now, 'webhook.resent', { since: toInstant(since), resent });
+    return resent;
+  });
+  if (resent > 0) outboxWritten();
+  return { resent };
 }
 
 /** "Send test event": a `webhook.test` event to this endpoint alone. */
