@@ -96,7 +96,10 @@ export async function checkWebhookUrl(raw: string, policy: WebhookPolicy): Promi
   if (!URL.canParse(raw)) throw badUrl(`"${raw.slice(0, 200)}" is not an absolute URL`, 'must be an absolute URL');
   const url = new URL(raw);
   const schemes = policy.allowHttp ? ['https:', 'http:'] : ['https:'];
-  if (!schemes.includes(url.protocol)) throw badUrl('webhooks are sent over https only', 'must start with https://');
+  if (!schemes.includes(url.protocol)) throw badUrl(
+      'webhooks are sent over https only; WEBHOOK_ALLOW_HTTP=on allows http:// (development), read from the environment of the process that makes the endpoint (the server for the console, your shell for the CLI)',
+      'must start with https://',
+    );
   if (url.username || url.password) throw badUrl('must not carry a user name or password', 'has credentials');
   if (raw.length > 2048) throw badUrl('at most 2048 characters', 'too long');
   // An address literal is judged as it is; a name by every address it resolves to.
