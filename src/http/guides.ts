@@ -35,6 +35,7 @@ export const GUIDE_TITLES = [
   'Limits',
   'Webhooks',
   'Catching up after downtime',
+  'Generating a client in another language',
 ] as const;
 
 export function guides(baseUrl: string): string {
@@ -166,7 +167,23 @@ A key's first 24 hours are its first sync and are not held against it: walk ever
 **Do not re-walk every customer to find the deleted ones.** On a live key past its first day, a full walk of the customers is more than half of them in 24 hours, and pauses the key. Sync with \`updated_since\` instead (see Pagination): keep the time each walk started and ask only for what changed since. To check one customer you hold, \`GET /customers/{id}\` answers 404 once it is deleted.
 
 ${webhooksGuide()}
-${catchingUpGuide(base, auth)}`;
+${catchingUpGuide(base, auth)}
+
+${generatingGuide(base)}`;
+}
+
+/** Last: the document itself, for integrators who generate their own client. */
+function generatingGuide(base: string): string {
+  return `## Generating a client in another language
+
+\`GET /openapi.json\` is this reference as OpenAPI 3.1, and generators read it as it is. Every record, page, deleted shape, error and webhook event is a named schema (\`Customer\`, \`CustomerList\`, \`DeletedCustomer\`, \`Problem\`, \`WebhookEvent\`, \`CustomerCreatedEvent\`, …), so a generated client has one \`Customer\` type that retrieve, create, update and list all answer. Every POST requires \`Idempotency-Key\`, \`If-Match\` and \`If-None-Match\` carry their patterns, instants are \`format: date-time\`, and \`POST /customers\` links to the retrieve, update and delete of the customer it made.
+
+\`\`\`sh
+curl -s ${base}/openapi.json -o openapi.json
+npx @hey-api/openapi-ts@0.94.5 -i openapi.json -o src/venue-api
+\`\`\`
+
+That TypeScript client (types in \`types.gen.ts\`, one function per operation in \`sdk.gen.ts\`) is generated and checked by this API's own tests, as is \`venue-api-client\`, which this repository generates from the same document (\`npm run client:generate\`, with openapi-typescript). Generators for other languages (OpenAPI Generator, openapi-python-client) read the same document; name the types after the schemas, and send a new \`Idempotency-Key\` for each new POST (a UUID), the same one only to retry it.`;
 }
 
 /** After the Webhooks guide: reading the events feed back, and the client's listen and trigger. */

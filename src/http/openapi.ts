@@ -1,6 +1,6 @@
 import { webhooksDocument } from '../resources/webhooks/webhook-event.schema.ts';
 import swagger from '@fastify/swagger';
-import { Type, type TSchema } from '@sinclair/typebox';
+import { OptionalKind, Type, TypeGuard, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { guides } from './guides.ts';
 import { OPERATION_DOCS } from './openapi-examples.ts';
@@ -78,6 +78,29 @@ function documentedHeaders(route: RouteOptions): Record<string, TSchema> | null 
     );
   }
   return headers;
+}
+
+/**
+ * A route's own header schema (what it validates) gives the description; the documented one
+ * keeps its constraints (pattern, minLength) and whether it is required, which the plugins decide.
+ */
+function mergeHeaders(documented: Record<string, TSchema>, own: Record<string, TSchema>): Record<string, TSchema> {
+  const names = new Set([...Object.keys(documented), ...Object.keys(own)]);
+  return Object.fromEntries(
+    [...names].map((name) => {
+      const doc = documented[name];
+      const mine = own[name];
+      // If-Match on the POSTs that take it (tag and list additions) has the pattern it has on PATCH.
+      if (!doc && name === 'if-match') return [name, { ...mine, pattern: IF_MATCH }];
+      if (!doc || !mine) return [name, (doc ?? mine)!];
+      const { [OptionalKind]: _optional, ...merged } = {
+        ...mine,
+        ...doc,
+        description: mine.description ?? doc.description,
+      };
+      return [name, TypeGuard.IsOptional(doc) ? Type.Optional(merged as TSchema) : (merged as TSchema)];
+    }),
+  );
 }
 
 const header = (description: string, schema: object = { type: 'string' }) => ({ ...schema, description });
@@ -177,7 +200,7 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
       const headers = documentedHeaders(route);
       if (headers) {
         const existing = (schema as { headers?: { properties?: Record<string, TSchema> } }).headers?.properties ?? {};
-        documented.headers = Type.Object({ ...headers, ...existing });
+        documented.headers = Type.Object(mergeHeaders(headers, existing));
       }
       return { schema: documented as FastifySchema, url };
     },

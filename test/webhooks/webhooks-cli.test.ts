@@ -85,7 +85,9 @@ describe.each(ENGINES)('venue-api webhooks on %s', (engine) => {
   it('refuses http, private addresses and unknown event types in one line', async () => {
     const create = (url: string, ...extra: string[]) =>
       run('create', '--workspace', workspaceId, '--url', url, '--mode', 'test', ...extra);
-    expect(failedWith(await create('http://93.184.216.34/'))).toMatch(/https only; WEBHOOK_ALLOW_HTTP=on allows http:\/\/.*your shell for the CLI/);
+    expect(failedWith(await create('http://93.184.216.34/'))).toMatch(
+      /https only; WEBHOOK_ALLOW_HTTP=on allows http:\/\/.*your shell for the CLI/,
+    );
     expect(failedWith(await create('https://127.0.0.1/'))).toMatch(/not a public address/);
     expect(failedWith(await create('https://169.254.169.254/'))).toMatch(/metadata/);
     expect(failedWith(await create('https://93.184.216.34/', '--events', 'customer.exploded'))).toMatch(/unknown type/);

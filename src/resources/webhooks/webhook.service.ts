@@ -96,7 +96,8 @@ export async function checkWebhookUrl(raw: string, policy: WebhookPolicy): Promi
   if (!URL.canParse(raw)) throw badUrl(`"${raw.slice(0, 200)}" is not an absolute URL`, 'must be an absolute URL');
   const url = new URL(raw);
   const schemes = policy.allowHttp ? ['https:', 'http:'] : ['https:'];
-  if (!schemes.includes(url.protocol)) throw badUrl(
+  if (!schemes.includes(url.protocol))
+    throw badUrl(
       'webhooks are sent over https only; WEBHOOK_ALLOW_HTTP=on allows http:// (development), read from the environment of the process that makes the endpoint (the server for the console, your shell for the CLI)',
       'must start with https://',
     );

@@ -4546,11 +4546,11 @@ export interface operations {
     createCustomer: {
         parameters: {
             query?: never;
-            header?: {
+            header: {
                 /** @description The API version, a date. Absent means the current version 2026-10-08. */
                 "service-version"?: "2026-10-08";
                 /** @description Required (428 without it); reuse it only to retry the same request. */
-                "idempotency-key"?: string;
+                "idempotency-key": string;
             };
             path?: never;
             cookie?: never;
@@ -5006,11 +5006,11 @@ export interface operations {
     addCustomerTag: {
         parameters: {
             query?: never;
-            header?: {
+            header: {
                 /** @description The API version, a date. Absent means the current version 2026-10-08. */
                 "service-version"?: "2026-10-08";
                 /** @description Required (428 without it); reuse it only to retry the same request. */
-                "idempotency-key"?: string;
+                "idempotency-key": string;
                 /** @description The `ETag` you read, `"<version>"` (or `*`); 412 `precondition_failed` when the customer changed since, and nothing is written. */
                 "if-match"?: string;
             };
@@ -5215,11 +5215,11 @@ export interface operations {
     addCustomerToList: {
         parameters: {
             query?: never;
-            header?: {
+            header: {
                 /** @description The API version, a date. Absent means the current version 2026-10-08. */
                 "service-version"?: "2026-10-08";
                 /** @description Required (428 without it); reuse it only to retry the same request. */
-                "idempotency-key"?: string;
+                "idempotency-key": string;
                 /** @description The `ETag` you read, `"<version>"` (or `*`); 412 `precondition_failed` when the customer changed since, and nothing is written. */
                 "if-match"?: string;
             };
