@@ -30,6 +30,15 @@ function withInstantFormats(querystring: { properties?: Record<string, object> }
   return { ...querystring, properties: Object.fromEntries(properties) };
 }
 
+/** Every operation's tag, declared once at the top in the order the operations first use them. */
+function declareTags<D extends object>(doc: D): D {
+  const paths = (doc as { paths?: Record<string, Record<string, { tags?: string[] }>> }).paths ?? {};
+  const names = new Set(
+    Object.values(paths).flatMap((methods) => Object.values(methods).flatMap((op) => op.tags ?? [])),
+  );
+  return { ...doc, tags: [...names].map((name) => ({ name })) };
+}
+
 /** A created customer's id leads to its retrieve, update and delete (for stateful testers and generators). */
 function customerLinks<D extends object>(doc: D): D {
   const paths = (doc as { paths?: Record<string, Record<string, { responses?: Record<string, object> }>> }).paths;
@@ -154,6 +163,7 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
         title: 'Venue Workspace REST API',
         version: CURRENT_VERSION,
         description: guides(baseUrl),
+        contact: { name: 'The reference and its guides', url: `${baseUrl}/docs` },
       },
       servers: [{ url: baseUrl }],
       components: {
@@ -163,7 +173,11 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
     },
     transformObject: (document) =>
       'openapiObject' in document
-        ? nameSchemas(customerLinks({ ...shareErrorResponses(document.openapiObject), webhooks: webhooksDocument() }))
+        ? nameSchemas(
+            declareTags(
+              customerLinks({ ...shareErrorResponses(document.openapiObject), webhooks: webhooksDocument() }),
+            ),
+          )
         : {},
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
