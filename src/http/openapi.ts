@@ -30,13 +30,19 @@ function withInstantFormats(querystring: { properties?: Record<string, object> }
   return { ...querystring, properties: Object.fromEntries(properties) };
 }
 
-/** Every operation's tag, declared once at the top in the order the operations first use them. */
+/**
+ * Every operation's tag, declared once at the top in the order the operations first use them,
+ * described by the first sentence of its first operation's description.
+ */
 function declareTags<D extends object>(doc: D): D {
-  const paths = (doc as { paths?: Record<string, Record<string, { tags?: string[] }>> }).paths ?? {};
-  const names = new Set(
-    Object.values(paths).flatMap((methods) => Object.values(methods).flatMap((op) => op.tags ?? [])),
-  );
-  return { ...doc, tags: [...names].map((name) => ({ name })) };
+  const paths = (doc as { paths?: Record<string, Record<string, { tags?: string[]; description?: string }>> }).paths;
+  const tags = new Map<string, string>();
+  for (const op of Object.values(paths ?? {}).flatMap((methods) => Object.values(methods))) {
+    for (const name of op.tags ?? []) {
+      if (!tags.has(name)) tags.set(name, /^[^\n]*?\.(?=\s|$)/.exec(op.description ?? '')?.[0] ?? name);
+    }
+  }
+  return { ...doc, tags: [...tags].map(([name, description]) => ({ name, description })) };
 }
 
 /** A created customer's id leads to its retrieve, update and delete (for stateful testers and generators). */
