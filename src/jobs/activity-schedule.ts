@@ -10,12 +10,15 @@ export interface ScheduleOptions {
    */
   graceMs?: number;
   onResult?: (result: ActivityCheckResult) => void;
+  /** After a run that failed, the wait before the next try (default 5 minutes), not the next hour. */
+  retryMs?: number;
 }
 
 /**
  * Runs the check once per clock hour from inside the server (SPEC "Limits" 5). Every process
  * starts one; the job lock and the hour claim make one of them do the work each hour.
- * A run soon after start catches an hour missed while every process was down.
+ * A run soon after start catches an hour missed while every process was down; a run that
+ * failed (the database down) is tried again within minutes, its hour's claim still open.
  */
 export class HourlyActivityCheck {
   private timer: NodeJS.Timeout | null = null;
@@ -36,21 +39,25 @@ export class HourlyActivityCheck {
 
   private schedule(delay: number): void {
     this.timer = setTimeout(() => {
-      this.running = this.tick().finally(() => {
+      this.running = this.tick().then((ran) => {
         if (!this.timer) return;
         const now = this.deps.clock();
-        this.schedule(Math.floor(now / HOUR_MS) * HOUR_MS + HOUR_MS + this.graceMs - now);
+        const nextHour = Math.floor(now / HOUR_MS) * HOUR_MS + HOUR_MS + this.graceMs - now;
+        this.schedule(ran ? nextHour : Math.min(nextHour, this.options.retryMs ?? 300_000));
       });
     }, delay).unref();
   }
 
-  private async tick(): Promise<void> {
+  /** Answers whether the check ran to its end. */
+  private async tick(): Promise<boolean> {
     try {
       await this.options.beforeRun?.();
       const result = await runActivityCheck(this.deps, { hourly: true });
       this.options.onResult?.(result);
+      return true;
     } catch (err) {
-      this.deps.log?.error({ err }, 'unusual-activity check failed; retried next hour');
+      this.deps.log?.error({ err }, 'unusual-activity check failed; retried in a few minutes');
+      return false;
     }
   }
 

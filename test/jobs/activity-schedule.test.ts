@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openStorage, type Storage } from '../../src/db/index.ts';
 import type { ActivityCheckResult } from '../../src/jobs/activity-check.ts';
 import { HourlyActivityCheck } from '../../src/jobs/activity-schedule.ts';
@@ -63,5 +63,34 @@ describe.each(ENGINES)('hourly activity check schedule on %s', (engine) => {
       .where('name', '=', 'activity_check.last_hour')
       .execute();
     expect(meta).toEqual([{ name: 'activity_check.last_hour', value: String(Date.UTC(2026, 10, 3, 14)) }]);
+  });
+
+  it('a run that failed (the database down) is tried again within minutes, not next hour', async () => {
+    let tries = 0;
+    const ran: boolean[] = [];
+    const job = new HourlyActivityCheck(
+      {
+        store: storage,
+        engine: storage.engine,
+        clock: () => now + 3_600_000,
+        mail: { smtpUrl: null, mailFrom: 'x <x@x.test>' },
+      },
+      {
+        graceMs: 10,
+        retryMs: 50,
+        beforeRun: async () => {
+          tries++;
+          if (tries === 1) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+        },
+        onResult: (r) => void ran.push(r.ran),
+      },
+    );
+    job.start();
+    try {
+      await vi.waitFor(() => expect(ran).toHaveLength(1), { timeout: 5_000, interval: 20 });
+      expect(tries).toBe(2);
+    } finally {
+      await job.stop();
+    }
   });
 });
