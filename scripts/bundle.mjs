@@ -2,10 +2,17 @@
 // Loading ~1,200 module files was most of a cold start (bench/README.md), so one bundle per
 // entry, code-split for what loads on demand (the seed and faker, nodemailer, ioredis, pg).
 // better-sqlite3 stays outside: it loads a native addon by path.
-import { renameSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const root = new URL('..', import.meta.url).pathname;
+// venue_api_build_info: the package's version and the commit built (none outside a git clone).
+const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
+let commit = 'unknown';
+try {
+  commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+} catch {}
 // Built beside and swapped in at the end, so a process started meanwhile finds a whole bundle.
 rmSync(`${root}dist/bundle.next`, { recursive: true, force: true });
 await build({
@@ -24,6 +31,7 @@ await build({
   external: ['better-sqlite3', 'pg-native'],
   // CommonJS dependencies call require() for Node's own modules; an ES bundle has none.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  define: { __BUILD_VERSION__: JSON.stringify(version), __BUILD_COMMIT__: JSON.stringify(commit) },
   logLevel: 'warning',
 });
 rmSync(`${root}dist/bundle`, { recursive: true, force: true });

@@ -135,7 +135,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const limitStore = deps.limitStore ?? (await openLimitStore(config, deps.storage, clock(), app.log));
   if (!deps.limitStore) app.addHook('onClose', async () => limitStore.close());
   app.decorate('limitStore', limitStore);
-  await app.register(metricsPlugin, { db: deps.storage.db, limits: limitStore });
+  await app.register(metricsPlugin, {
+    db: deps.storage.db,
+    limits: limitStore,
+    connections: () => deps.storage.engine.connections(),
+  });
   await app.register(refusedAddressGuard, { store: limitStore, clock });
   await app.register(auth, { keys, clock, onRefused: countRefusedKey({ store: limitStore, clock }) });
   await app.register(rateLimit, { store: limitStore, clock });

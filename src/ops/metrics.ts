@@ -5,6 +5,10 @@ import type { Db } from '../db/schema.ts';
 import type { LimitEvents } from '../limits/limit-store.ts';
 import { countPausedKeys } from '../resources/keys/key.repo.ts';
 import { queueState } from '../resources/webhooks/webhook-outbox.repo.ts';
+import { COMMIT, VERSION } from './build-info.ts';
+
+/** What the build was made from: the package version and the commit (scripts/bundle.mjs). */
+const BUILD = { version: VERSION, commit: COMMIT };
 
 /** The webhook queue: deliveries pending, and when the oldest of their events was made. */
 async function webhookBacklog(db: Db): Promise<{ depth: number; oldest: number | null }> {
@@ -20,6 +24,8 @@ export interface LimitSignals {
 
 export interface MetricsOptions {
   db: Db;
+  /** The pool's clients, when the engine has a pool (Engine.connections). */
+  connections?: () => { inUse: number; idle: number; waiting: number } | null;
   limits?: LimitSignals | undefined;
 }
 
@@ -27,9 +33,30 @@ export interface MetricsOptions {
  * Prometheus metrics of one process (docs/operations.md), in a registry of its own so
  * several apps in one process (the tests) never share counters.
  */
-function createMetrics({ db, limits }: MetricsOptions): Registry {
+function createMetrics({ db, limits, connections }: MetricsOptions): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  new Gauge({
+    name: 'venue_api_build_info',
+    help: 'Always 1: the version and commit of the build that serves, as labels.',
+    labelNames: ['version', 'commit'],
+    registers: [registry],
+  }).set(BUILD, 1);
+  if (connections?.() != null) {
+    new Gauge({
+      name: 'venue_api_db_pool_connections',
+      help: "The PostgreSQL pool's connections: in use by a request or a job, idle, and requests waiting for one.",
+      labelNames: ['state'],
+      registers: [registry],
+      collect() {
+        const now = connections();
+        if (!now) return;
+        this.set({ state: 'in_use' }, now.inUse);
+        this.set({ state: 'idle' }, now.idle);
+        this.set({ state: 'waiting' }, now.waiting);
+      },
+    });
+  }
   new Counter({
     name: 'venue_api_http_requests_total',
     help: 'Answered requests by method, route pattern and status.',

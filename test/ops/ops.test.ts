@@ -53,6 +53,14 @@ describe.each(ENGINES)('operations endpoints on %s', (engine) => {
     expect(sample(text, 'venue_api_keys_paused')).toBe(1);
     expect(sample(text, 'venue_api_activity_rows_dropped_total')).toBe(0);
     expect(text).toContain('process_cpu_user_seconds_total');
+    // Which build serves (the bundle sets version and commit; code run from src/ says unknown).
+    expect(sample(text, 'venue_api_build_info{version="unknown",commit="unknown"}')).toBe(1);
+    // The PostgreSQL pool's clients; SQLite has no pool.
+    if (engine === 'postgres') {
+      expect(sample(text, 'venue_api_db_pool_connections{state="in_use"}')).toBeGreaterThanOrEqual(0);
+      expect(sample(text, 'venue_api_db_pool_connections{state="idle"}')).toBeGreaterThanOrEqual(1);
+      expect(sample(text, 'venue_api_db_pool_connections{state="waiting"}')).toBe(0);
+    } else expect(text).not.toContain('venue_api_db_pool_connections');
   });
 
   it('GET /metrics counts 429s by the limit that refused them', async () => {

@@ -12,7 +12,7 @@ describe('what a first start prints', () => {
   const dir = mkdtempSync(join(tmpdir(), 'venue-stdout-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('stdout holds only JSON log lines; the banner with the test key is on stderr', async () => {
+  it('stdout holds only JSON log lines; the banner with the test key is on stderr; /metrics names the build', async () => {
     const child = spawn(process.execPath, ['dist/bundle/server.js'], {
       cwd: ROOT,
       env: { ...process.env, BASE_URL: '', HOST: '127.0.0.1', PORT: '0', DATABASE_URL: join(dir, 'first.sqlite') },
@@ -28,6 +28,10 @@ describe('what a first start prints', () => {
       expect(lines.length).toBeGreaterThan(0);
       for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
       expect(stdout).not.toContain('vw_test_');
+      // The bundle knows which build it is: the package's version and the commit it was built from.
+      const url = /Venue API listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)![1];
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).toMatch(/^venue_api_build_info\{version="\d+\.\d+\.\d+",commit="([0-9a-f]{12}|unknown)"\} 1$/m);
     } finally {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));

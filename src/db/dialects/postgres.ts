@@ -197,6 +197,11 @@ export function createPostgresEngine(url: string, options: PostgresOptions = {})
   return {
     name: 'postgres',
     insertsInWith: true,
+    connections: () => ({
+      inUse: pool.totalCount - pool.idleCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+    }),
     dialect: new PostgresDialect({
       pool: new GuardedPool(pool, options.preparedPerConnection ?? PREPARED_PER_CONNECTION),
     }),

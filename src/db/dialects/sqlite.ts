@@ -79,6 +79,7 @@ export function createSqliteEngine(url: string, options: SqliteOptions = {}): En
   return {
     name: 'sqlite',
     insertsInWith: false,
+    connections: () => null,
     dialect: new GroupCommitDialect(driver),
     durable: () => driver.durable(),
     // One process serves a SQLite file, so the job always runs here.

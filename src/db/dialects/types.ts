@@ -22,6 +22,8 @@ export interface Engine {
    * WITH saves a round trip each; SQLite has no such WITH, and no round trips to save.
    */
   readonly insertsInWith: boolean;
+  /** The connection pool's clients (PostgreSQL, pg.Pool's own counts) for /metrics; SQLite has one connection and none. */
+  connections(): { inUse: number; idle: number; waiting: number } | null;
   /** Rows a multi-row INSERT may carry, given its column count (bound-parameter limits). */
   maxInsertRows(columns: number): number;
   /**
