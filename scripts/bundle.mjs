@@ -3,7 +3,9 @@
 // entry, code-split for what loads on demand (the seed and faker, nodemailer, ioredis, pg).
 // better-sqlite3 stays outside: it loads a native addon by path.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -34,5 +36,10 @@ await build({
   define: { __BUILD_VERSION__: JSON.stringify(version), __BUILD_COMMIT__: JSON.stringify(commit) },
   logLevel: 'warning',
 });
+// /docs' browser bundle, copied from the development dependency: production needs no @scalar package.
+const scalarRoot = dirname(dirname(createRequire(import.meta.url).resolve('@scalar/api-reference')));
+const scalarVersion = JSON.parse(readFileSync(join(scalarRoot, 'package.json'), 'utf8')).version;
+mkdirSync(`${root}dist/bundle.next/scalar`, { recursive: true });
+copyFileSync(join(scalarRoot, 'dist/browser/standalone.js'), `${root}dist/bundle.next/scalar/scalar-${scalarVersion}.js`);
 rmSync(`${root}dist/bundle`, { recursive: true, force: true });
 renameSync(`${root}dist/bundle.next`, `${root}dist/bundle`);

@@ -1,6 +1,7 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import helmet from '@fastify/helmet';
@@ -9,9 +10,9 @@ import { notFound } from '../errors.ts';
 
 /**
  * GET /docs: the API reference, Scalar's standalone browser bundle rendering the served
- * /openapi.json. The bundle is served from node_modules by this process (no CDN: the page
- * works offline and behind a firewall), read on the first request only so a cold start
- * does not pay for 4 MB it may never send.
+ * /openapi.json. The bundle is served by this process (no CDN: the page works offline and
+ * behind a firewall), read on the first request only so a cold start does not pay for 4 MB
+ * it may never send.
  */
 const gzip = promisify(gzipCallback);
 const SCALAR_PACKAGE = '@scalar/api-reference';
@@ -24,15 +25,23 @@ interface Bundle {
 }
 
 /**
- * Resolved at run time from node_modules (never bundled by esbuild): dist/bundle/server.js
- * and dist/server.js both find the package the way `import` would.
+ * The build copies Scalar's browser bundle beside the server's (scripts/bundle.mjs: `scalar/`),
+ * so a production install needs no @scalar package; code run from src/ (the tests) reads it
+ * from node_modules, where the development dependency is.
  */
 async function readBundle(): Promise<Bundle> {
+  const copied = fileURLToPath(new URL('./scalar/', import.meta.url));
+  const found = await readdir(copied).catch(() => [] as string[]);
+  const name = found.find((f) => /^scalar-[\w.-]+\.js$/.test(f));
+  if (name) return bundleOf(name, await readFile(join(copied, name)));
   const entry = createRequire(import.meta.url).resolve(SCALAR_PACKAGE); // <pkg>/dist/index.js
   const root = dirname(dirname(entry));
   const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string };
-  const plain = await readFile(join(root, 'dist', 'browser', 'standalone.js'));
-  return { file: `scalar-${version}.js`, plain, gzipped: await gzip(plain, { level: 9 }) };
+  return bundleOf(`scalar-${version}.js`, await readFile(join(root, 'dist', 'browser', 'standalone.js')));
+}
+
+async function bundleOf(file: string, plain: Buffer): Promise<Bundle> {
+  return { file, plain, gzipped: await gzip(plain, { level: 9 }) };
 }
 
 /** Loaded on the first request, then kept; a failed read is tried again by the next one. */

@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,6 +49,12 @@ describe('a slim install (npm ci, then npm prune --omit=dev)', { timeout: 900_00
       execFileSync('npm', args, { cwd: dir, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     npm(['ci', '--prefer-offline', '--no-audit', '--no-fund']);
     npm(['prune', '--omit=dev', '--no-audit', '--no-fund']);
+    // /docs' browser bundle came with the build (dist/bundle/scalar/): its package is a development one.
+    const left = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: dir, env, encoding: 'utf8' });
+    expect(left).not.toMatch(/@scalar\//);
+    expect(existsSync(join(dir, 'node_modules', '@scalar', 'api-reference'))).toBe(false);
+    const size = execFileSync('du', ['-sm', join(dir, 'node_modules')], { encoding: 'utf8' }).split('\t')[0];
+    console.log(`slim install: node_modules ${size} MB after npm prune --omit=dev`);
 
     // npx links the package into its own cache and runs its `prepare` there, which after the
     // prune must keep dist/ rather than build (scripts/prepare.mjs).
@@ -83,6 +89,9 @@ describe('a slim install (npm ci, then npm prune --omit=dev)', { timeout: 900_00
       }
       expect(url, out).toBeDefined();
       expect((await fetch(`${url}/ready`)).status).toBe(200);
+      const asset = /\/docs\/assets\/scalar-[\w.-]+\.js/.exec(await (await fetch(`${url}/docs`)).text())?.[0];
+      expect(asset).toBeDefined();
+      expect((await fetch(`${url}${asset}`)).status).toBe(200);
       const { pid } = (await (await fetch(`${url}/health`)).json()) as { pid: number };
       // SIGTERM to the server itself, as a process manager sends it; npx answers with its exit.
       process.kill(pid, 'SIGTERM');
