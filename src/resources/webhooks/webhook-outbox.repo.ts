@@ -151,15 +151,17 @@ export async function deliveryCounts(
   return { deliveries: Number(row.deliveries), pending: Number(row.pending ?? 0) };
 }
 
-/** Makes a delivery due now again ("Resend"), whatever it came to; answers whether there was one. */
-export async function requeueDelivery(tx: Tx, endpoint: EndpointKey, eventId: string, now: number): Promise<boolean> {
-  const result = await tx
+/** An update making the endpoint's deliveries due now, pending and unclaimed; the caller says which. */
+const dueAgainNow = (tx: Tx, endpoint: EndpointKey, now: number) =>
+  tx
     .updateTable('webhook_deliveries')
     .set({ status: 'pending', next_attempt_at: now, claimed_until: null, updated_at: now })
     .where('workspace_id', '=', endpoint.workspace_id)
-    .where('endpoint_id', '=', endpoint.id)
-    .where('event_id', '=', eventId)
-    .executeTakeFirst();
+    .where('endpoint_id', '=', endpoint.id);
+
+/** Makes a delivery due now again ("Resend"), whatever it came to; answers whether there was one. */
+export async function requeueDelivery(tx: Tx, endpoint: EndpointKey, eventId: string, now: number): Promise<boolean> {
+  const result = await dueAgainNow(tx, endpoint, now).where('event_id', '=', eventId).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
@@ -169,11 +171,7 @@ export async function requeueDelivery(tx: Tx, endpoint: EndpointKey, eventId: st
  * attempt could send them, and their failures would count against a receiver that works.
  */
 export async function requeueFailedSince(tx: Tx, endpoint: EndpointKey, since: number, now: number): Promise<number> {
-  const result = await tx
-    .updateTable('webhook_deliveries')
-    .set({ status: 'pending', next_attempt_at: now, claimed_until: null, updated_at: now })
-    .where('workspace_id', '=', endpoint.workspace_id)
-    .where('endpoint_id', '=', endpoint.id)
+  const result = await dueAgainNow(tx, endpoint, now)
     .where('status', '=', 'failed')
     .where('created_at', '>=', since)
     .where('attempts', '>', 0)
