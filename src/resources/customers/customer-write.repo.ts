@@ -111,8 +111,10 @@ const LOCK_SHOWN = new PreparedQuery<ReadParams & { id: string }, CustomerTable 
 
 /**
  * bumpCustomer for a write that answers with the customer: every editable column is set
- * (from `row` where `set` leaves it), so the statement has one shape, and it returns the
+ * (from `row` where `set` leaves it), so the statement has two shapes, and it returns the
  * customer as a GET shows it after the change. Throws StaleWrite when the row moved first.
+ * The email is set only when it changes: SQLite rewrites an index entry for every indexed
+ * column an UPDATE sets, changed or not, and the email is the one editable column indexed.
  */
 export async function bumpShownCustomer(
   tx: Tx,
@@ -129,17 +131,17 @@ export async function bumpShownCustomer(
     updatedAt: now,
     adultCutoff: adultCutoff(reader.clock()),
   };
-  const [shown] = await BUMP_SHOWN.execute(tx, params as BumpParams);
+  const [shown] = await BUMP_SHOWN.execute(tx, params as BumpParams, set.email === undefined ? '' : 'email');
   if (!shown) throw new StaleWrite();
   return shown;
 }
 
 type BumpParams = Pick<CustomerTable, EditableColumn | 'id' | 'version'> & JsonParams & { updatedAt: number };
-const BUMP_SHOWN = new PreparedQuery<BumpParams, CustomerJsonRow>((db, param) =>
+const BUMP_SHOWN = new PreparedQuery<BumpParams, CustomerJsonRow>((db, param, shape) =>
   db
     .updateTable('customers')
     .set({
-      ...Object.fromEntries(EDITABLE.map((c) => [c, param(c)])),
+      ...Object.fromEntries(EDITABLE.filter((c) => c !== 'email' || shape === 'email').map((c) => [c, param(c)])),
       updated_at: param('updatedAt'),
       version: sql<number>`${sql.ref('version')} + 1`,
     })
