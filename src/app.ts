@@ -33,6 +33,8 @@ import { opsRoutes } from './ops/ops.routes.ts';
 import { resourceRoutes } from './resources/api.routes.ts';
 import { schemaGate } from './http/schema-gate.ts';
 import { OutageLog } from './lib/outage-log.ts';
+import { RequestLogWriter } from './jobs/request-log-writer.ts';
+import { requestLogging } from './http/request-log.ts';
 import { KeyCache } from './resources/keys/key.cache.ts';
 
 export interface AppDeps {
@@ -161,6 +163,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     onDropped: (rows) => activityDropped.inc(rows),
   });
   await app.register(activityTracking, { tracker });
+  const requestLogDropped = app.metrics.getSingleMetric('venue_api_request_log_rows_dropped_total') as Counter;
+  const requestLogSaves = new OutageLog(app.log, 'saving the request log (kept for the next write)');
+  const requestLog = new RequestLogWriter(deps.storage, deps.storage.engine, {
+    onError: (err) =>
+      unavailableReason(err)
+        ? requestLogSaves.failed(err)
+        : app.log.error({ err }, 'the database refused a batch of the request log; it was dropped'),
+    onFlushed: () => requestLogSaves.succeeded(),
+    onDropped: (rows) => requestLogDropped.inc(rows),
+  });
+  await app.register(requestLogging, { writer: requestLog, clock });
 
   await app.register(openApiRoute);
   await app.register(errorDocsRoute);

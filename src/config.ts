@@ -96,6 +96,8 @@ export interface Config {
   readonly webhookRetrySchedule: readonly number[];
   /** Days the events feed keeps an event (1 to 365); an event with a delivery pending stays. */
   readonly eventRetentionDays: number;
+  /** REQUEST_LOG_DAYS: how long the request log keeps a request (DECISIONS "Request log"). */
+  readonly requestLogDays: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -224,6 +226,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookRetrySchedule: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 365, 1, 365),
+    requestLogDays: int(env, 'REQUEST_LOG_DAYS', 14, 1, 90),
   });
 }
 

@@ -145,6 +145,7 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
     engine: storage.engine,
     clock: systemClock,
     eventRetentionDays: config.eventRetentionDays,
+    requestLogDays: config.requestLogDays,
     log: app.log,
   });
   retention.start();

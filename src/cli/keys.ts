@@ -4,7 +4,14 @@ import { parseInstantWithOffset, toInstant } from '../lib/time.ts';
 import type { ApiKey } from '../resources/keys/key.model.ts';
 import { listKeyRecords, type KeyRecord } from '../resources/keys/key.repo.ts';
 import { toKeyObject } from '../resources/keys/key.schema.ts';
-import { changeKeyStatus, createKey } from '../resources/keys/key.service.ts';
+import {
+  changeKeyStatus,
+  createKey,
+  DEFAULT_ROLL_OVERLAP_S,
+  MAX_ROLL_OVERLAP_S,
+  rollKey,
+  setKeyAllowedIps,
+} from '../resources/keys/key.service.ts';
 import { getWorkspace } from '../resources/workspaces/workspace.service.ts';
 import { BY_OPTION, commaList, nameEqualsInt, operatorActor, printResult, withStorage } from './run.ts';
 
@@ -15,6 +22,7 @@ function describeKey(key: ApiKey) {
     name: key.name,
     status: key.status,
     pause_reason: key.pauseReason,
+    previous_secret_expires_at: toInstant(key.previousSecretExpiresAt),
     created_at: toInstant(key.createdAt),
   };
 }
@@ -46,6 +54,7 @@ interface CreateOptions {
   contactsMasked?: boolean;
   expiresAt?: string;
   limit: Record<string, number>;
+  allowIp?: string[];
   agreedBy?: string;
   by?: string;
   json?: boolean;
@@ -74,6 +83,7 @@ async function create(opts: CreateOptions): Promise<void> {
       contactsMasked: opts.contactsMasked === true,
       expiresAt: expiry(opts.expiresAt),
       limits: opts.limit,
+      allowedIps: opts.allowIp ?? [],
       createdBy: 'operator CLI',
       agreedBy: opts.agreedBy ?? null,
       by: operatorActor(opts.by),
@@ -111,6 +121,11 @@ export function keysCommand(): Command {
       },
       {},
     )
+    .option(
+      '--allow-ip <addresses>',
+      'comma-separated IPv4/IPv6 addresses and CIDR ranges it may be used from',
+      commaList,
+    )
     .option('--agreed-by <email>', 'who agreed to the API terms, acceptable use policy and data and privacy terms')
     .option(...BY_OPTION)
     .option('--json', 'print one JSON document')
@@ -146,5 +161,45 @@ export function keysCommand(): Command {
         printResult(opts.json, describeKey(key), () => `${past} ${oneLine(key)}`);
       });
   }
+  cmd
+    .command('set')
+    .description("Change a key's allowed addresses.")
+    .argument('<key>', 'the key_ id')
+    .requiredOption('--allow-ip <addresses>', 'comma-separated addresses and CIDR ranges; "" for anywhere', commaList)
+    .option(...BY_OPTION)
+    .option('--json', 'print one JSON document')
+    .action(async (keyId: string, opts: { allowIp: string[]; by?: string; json?: boolean }) => {
+      const key = await withStorage(({ storage, clock }) =>
+        setKeyAllowedIps(storage, clock, keyId, opts.allowIp, operatorActor(opts.by)),
+      );
+      const where = key.allowedIps.length ? key.allowedIps.join(', ') : 'anywhere';
+      printResult(opts.json, toKeyObject(key), () => `${oneLine(key)}\nMay be used from ${where}.`);
+    });
+
+  cmd
+    .command('roll')
+    .description('Give a key a new secret, printed once; the old one keeps working for a while.')
+    .argument('<key>', 'the key_ id')
+    .option(
+      '--old-expires-in <seconds>',
+      `how long the old secret keeps working (0 for not at all, at most ${MAX_ROLL_OVERLAP_S})`,
+      String(DEFAULT_ROLL_OVERLAP_S),
+    )
+    .option(...BY_OPTION)
+    .option('--json', 'print one JSON document')
+    .action(async (keyId: string, opts: { oldExpiresIn: string; by?: string; json?: boolean }) => {
+      const overlap = /^\d{1,9}$/.test(opts.oldExpiresIn.trim()) ? Number(opts.oldExpiresIn) : Number.NaN;
+      const { key, secret } = await withStorage(({ storage, clock }) =>
+        rollKey(storage, clock, keyId, overlap, operatorActor(opts.by)),
+      );
+      const until = toInstant(key.previousSecretExpiresAt);
+      printResult(
+        opts.json,
+        { ...toKeyObject(key), secret, previous_secret_expires_at: until },
+        () =>
+          `Rolled key ${oneLine(key)}\nNew secret (shown this once, store it now): ${secret}\n` +
+          (until ? `The previous secret works until ${until}.` : 'The previous secret no longer works.'),
+      );
+    });
   return cmd;
 }

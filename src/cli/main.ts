@@ -10,6 +10,7 @@ import { keysCommand } from './keys.ts';
 import { mcpCommand } from './mcp.ts';
 import { migrateCommand } from './migrate.ts';
 import { failureDocument, printResult, wantsJson } from './run.ts';
+import { requestsCommand } from './requests.ts';
 import { seedCommand } from './seed.ts';
 import { serveCommand } from './serve.ts';
 import { staffCommand } from './staff.ts';
@@ -36,12 +37,15 @@ const COMMAND_GROUPS: Array<() => Command> = [
   backupCommand,
   exportCommand,
   webhooksCommand,
+  requestsCommand,
 ];
 
 function buildProgram(): Command {
   const program = new Command('venue-api').description(
     'Operate a Venue Workspace API: serve it, manage workspaces, staff and keys, seed and import data.',
   );
+  // A group's options end where its subcommand begins (`requests show REQ --json` is show's --json).
+  program.enablePositionalOptions();
   for (const group of COMMAND_GROUPS) program.addCommand(group());
   // addCommand does not pass settings down, so every command gets the override: a usage
   // error then reaches runCli (exit code 1) instead of ending the process itself.

@@ -50,6 +50,10 @@ dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; }
 .actions { display: flex; flex-wrap: wrap; gap: .75rem; margin: 1rem 0; }
 .pager { display: flex; gap: 1rem; }
+.tabs { display: flex; gap: 1.5rem; margin: 0 0 1rem; border-bottom: 1px solid #ccc; }
+.tabs a { padding: .25rem 0; }
+.tabs a[aria-current="page"] { font-weight: bold; border-bottom: 3px solid currentColor; text-decoration: none; }
+pre.body { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; padding: .75rem; max-height: 40rem; overflow: auto; }
 pre.fields { margin: 0; white-space: pre-wrap; font-size: .85rem; }
 .secret-row { display: flex; gap: .5rem; align-items: center; max-width: 48rem; }
 .secret-row input { max-width: none; }

@@ -10,6 +10,7 @@ import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
 import type { ConsoleOptions } from './console-options.ts';
 import { keyRoutes } from './routes/key.routes.ts';
 import { keysRoutes } from './routes/keys.routes.ts';
+import { requestsRoutes } from './routes/requests.routes.ts';
 import { webhooksRoutes } from './routes/webhooks.routes.ts';
 import { accountRoutes } from './routes/account.routes.ts';
 import { auditRoutes } from './routes/audit.routes.ts';
@@ -105,6 +106,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   await app.register(accountRoutes, routeOptions);
   await app.register(keysRoutes, routeOptions);
   await app.register(keyRoutes, routeOptions);
+  await app.register(requestsRoutes, routeOptions);
   await app.register(staffRoutes, routeOptions);
   await app.register(invitationRoutes, routeOptions);
   await app.register(auditRoutes, routeOptions);

@@ -23,6 +23,8 @@ export interface KeyFormValues {
   canWrite: string[];
   contactsMasked: boolean;
   expiresAt: string;
+  /** Addresses and CIDR ranges, one a line or comma-separated, as typed. */
+  allowedIps: string;
   limits: Partial<Record<LimitName, string>>;
   agreed: Record<(typeof AGREEMENTS)[number]['name'], boolean>;
 }
@@ -38,6 +40,7 @@ export const EMPTY_KEY_FORM: KeyFormValues = {
   canWrite: [],
   contactsMasked: false,
   expiresAt: '',
+  allowedIps: '',
   limits: {},
   agreed: { agree_terms: false, agree_aup: false, agree_privacy: false },
 };
@@ -56,6 +59,9 @@ function list(body: Body, name: string): string[] {
 }
 
 const ticked = (body: Body, name: string) => body[name] === 'on';
+
+/** Addresses typed one a line, or separated by commas or spaces. */
+export const addressList = (typed: string) => typed.split(/[\s,]+/).filter(Boolean);
 
 /**
  * `workspaceRequestsPerMinute`: the form keeps a key's per-minute requests within its
@@ -80,6 +86,7 @@ export function readKeyForm(
     canWrite: list(body, 'can_write'),
     contactsMasked: ticked(body, 'contacts_masked'),
     expiresAt: text(body, 'expires_at').slice(0, 40),
+    allowedIps: text(body, 'allowed_ips').slice(0, 4000),
     limits: Object.fromEntries(
       LIMIT_NAMES.map((n) => [n, text(body, `limit_${n}`).trim().slice(0, 20)]).filter(([, v]) => v !== ''),
     ),
@@ -124,6 +131,7 @@ export function readKeyForm(
       contactsMasked: values.contactsMasked,
       expiresAt,
       limits,
+      allowedIps: addressList(values.allowedIps),
     },
   };
 }

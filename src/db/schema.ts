@@ -4,6 +4,7 @@ import type {
   KeyActivityHourTable,
   KeyCustomerReadTable,
   LimitCounterTable,
+  RequestLogTable,
 } from './tables/activity.ts';
 import type { ChangeLogTable, IdempotencyKeyTable, UndoJobSkipTable, UndoJobTable } from './tables/change.ts';
 import type {
@@ -66,6 +67,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveryTable;
   undo_jobs: UndoJobTable;
   undo_job_skips: UndoJobSkipTable;
+  request_log: RequestLogTable;
 }
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;

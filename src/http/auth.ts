@@ -5,6 +5,7 @@ import { checkKeySecret } from '../lib/key-secret.ts';
 import type { Clock } from '../lib/time.ts';
 import { keyActor } from '../resources/actor.model.ts';
 import type { KeyCache } from '../resources/keys/key.cache.ts';
+import { addressAllowed } from '../resources/keys/allowed-ips.ts';
 import type { ApiKey } from '../resources/keys/key.model.ts';
 import { refuseRepeatedHeaders } from './strict-request.ts';
 
@@ -16,6 +17,8 @@ declare module 'fastify' {
      * once the key may act.
      */
     validKey: ApiKey | null;
+    /** The valid key the request carried, whatever refused it after (paused, its address): the request log's. */
+    loggedKey: ApiKey | null;
   }
 }
 
@@ -55,13 +58,18 @@ async function authenticate(request: FastifyRequest, options: AuthOptions): Prom
   if (secret === null) throw unauthorized('Send your API key as "Authorization: Bearer <API_KEY>".');
   const key = await findUsableKey(secret, options);
   if (!key) throw unauthorized('The API key is missing, malformed, unknown, expired or revoked.');
-  request.validKey = key;
+  request.loggedKey = key;
   if (key.status === 'paused') {
+    request.validKey = key;
     throw new ApiError(
       'key_paused',
       'This key was paused for unusual activity. A person who manages API keys must resume it in the developer settings; retrying will not help.',
     );
   }
+  // Refused as a bad key is: no allowance told or spent, and counted against the address.
+  if (!addressAllowed(key.allowedIps, request.ip))
+    throw new ApiError('forbidden', `This key may not be used from ${request.ip}.`);
+  request.validKey = key;
   return key;
 }
 
@@ -74,6 +82,7 @@ export const auth = fp(async (app: FastifyInstance, options: AuthOptions) => {
   app.decorateRequest('key', null);
   app.decorateRequest('actor', null);
   app.decorateRequest('validKey', null);
+  app.decorateRequest('loggedKey', null);
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
     if (access?.kind === 'public') return;
@@ -82,7 +91,9 @@ export const auth = fp(async (app: FastifyInstance, options: AuthOptions) => {
       // still told its allowance, and counted when active (SPEC "Limits" 2: every answer);
       // anything else gets the plain answer, without a 401 and without a lookup for a
       // malformed key.
-      const key = await findUsableKey(bearer(request), options);
+      const found = await findUsableKey(bearer(request), options);
+      const key = found && addressAllowed(found.allowedIps, request.ip) ? found : null;
+      request.loggedKey = found;
       request.validKey = key;
       if (key && key.status === 'active') accept(request, key, options.clock);
       return;
@@ -91,7 +102,8 @@ export const auth = fp(async (app: FastifyInstance, options: AuthOptions) => {
     try {
       key = await authenticate(request, options);
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'unauthorized') await options.onRefused?.(request);
+      if (err instanceof ApiError && (err.code === 'unauthorized' || err.code === 'forbidden'))
+        await options.onRefused?.(request);
       throw err;
     }
     accept(request, key, options.clock);

@@ -20,9 +20,13 @@ export interface ErrorAnswer {
   when: string;
 }
 
+/** Every operation a key calls: a key bound to addresses (`allowed_ips`) used from elsewhere. */
+const ELSEWHERE = 'The key is used from an address outside its `allowed_ips`.';
+
 function forbiddenWhen(access: Operation['access']): string | null {
-  if (access.kind === 'read') return `A restricted key without \`${access.collection}\` in its \`can_read\`.`;
-  if (access.kind !== 'write') return null;
+  if (access.kind === 'any-key') return ELSEWHERE;
+  if (access.kind === 'read')
+    return `A restricted key without \`${access.collection}\` in its \`can_read\`. ${ELSEWHERE}`;
   const { permission } = access;
   const reasons = [`a read only key, or a restricted key without \`${permission}\` in its \`can_write\``];
   if (permission.startsWith('customers.')) reasons.push('or without `customers` in its `can_read`');
@@ -30,7 +34,7 @@ function forbiddenWhen(access: Operation['access']): string | null {
     reasons.push('or `marketing_consent: true` in the body');
   if (permission === 'test_data.delete') reasons.push('or a live key');
   const text = reasons.join(', ');
-  return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
+  return `${text[0]!.toUpperCase()}${text.slice(1)}. ${ELSEWHERE}`;
 }
 
 function notFoundWhen({ url }: Operation): string | null {

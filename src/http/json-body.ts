@@ -2,6 +2,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, invalid } from '../errors.ts';
 import { jsonDepthOver, MAX_JSON_DEPTH } from '../lib/json-depth.ts';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The JSON body's text as it arrived, once read as UTF-8 (the request log keeps it). */
+    bodyText: string | null;
+  }
+}
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The charset parameter of a Content-Type, lower-cased and unquoted; null when there is none. */
@@ -21,6 +28,7 @@ function charsetOf(contentType: string | undefined): string | null {
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.decorateRequest('bodyText', null);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser(
     'application/json',
@@ -43,6 +51,7 @@ export function installJsonBodyParser(app: FastifyInstance): void {
         done(invalid('The body is not well-formed UTF-8.', [{ field: 'body', message: 'is not well-formed UTF-8' }]));
         return;
       }
+      request.bodyText = text;
       if (jsonDepthOver(text, MAX_JSON_DEPTH)) {
         done(
           invalid(`The body nests objects and arrays more than ${MAX_JSON_DEPTH} deep.`, [

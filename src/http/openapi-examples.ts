@@ -278,6 +278,7 @@ const key = {
   // A read-write key that may read and write everything: the lists the key model holds.
   can_read: [...COLLECTIONS],
   can_write: [...WRITES],
+  allowed_ips: [],
 };
 
 /** A customer.updated event as the feed serves it (and a delivery carries it). */

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../errors.ts';
-import { randomBase62 } from '../lib/ids.ts';
+import { newId } from '../lib/ids.ts';
 
 /**
  * The API version (SPEC "Versioning"), written here only: /openapi.json's info.version is
@@ -11,7 +11,7 @@ export const CURRENT_VERSION = '2026-10-08';
 export const ACCEPTED_VERSIONS: readonly string[] = [CURRENT_VERSION];
 
 export function newRequestId(): string {
-  return `req_${randomBase62(22)}`;
+  return newId('request');
 }
 
 /** The version a request asks for, trimmed; absent means the current one (as GitHub and Stripe do). */

@@ -4,6 +4,7 @@ import { DAY_MS, type Clock } from '../lib/time.ts';
 import { deleteAuditBefore } from '../resources/audit/audit.repo.ts';
 import { deleteChangesBefore } from '../resources/changes/change-log.repo.ts';
 import { deleteEventsBefore } from '../resources/webhook-events/event-feed.repo.ts';
+import { deleteRequestsBefore } from '../resources/request-log/request-log.repo.ts';
 import { workspaceIds } from '../resources/workspaces/workspace.repo.ts';
 import { deleteUndoJobsBefore, deleteUndoSkipsBefore } from '../resources/changes/undo-job.repo.ts';
 import { IDEMPOTENCY_TTL_MS } from '../resources/writes/idempotency.model.ts';
@@ -12,8 +13,9 @@ import { deleteInBatches } from './batches.ts';
 
 /**
  * Retention (DECISIONS "Idempotency": 24 hours; "Change log and undo": 365 days; "Events
- * feed": EVENT_RETENTION_DAYS). The stored answers are purged hourly; the change log, the
- * audit log (kept as long, docs/console.md "Audit log") and the events daily. Every process schedules both;
+ * feed": EVENT_RETENTION_DAYS; "Request log": REQUEST_LOG_DAYS). The stored answers are purged
+ * hourly; the change log, the audit log (kept as long, docs/console.md "Audit log"), the
+ * events and the request log daily. Every process schedules both;
  * the job lock lets one of them run at a time. Deletes go in batches (batches.ts).
  */
 export const CHANGE_LOG_RETENTION_MS = 365 * DAY_MS;
@@ -54,13 +56,20 @@ export async function purgeEvents(store: Writer, clock: Clock, retentionDays: nu
   return purged;
 }
 
-/** The daily purge: the year-long logs, the undo jobs and the events, under one job lock. */
-async function purgeLogs(store: Writer, clock: Clock, eventRetentionDays: number): Promise<number> {
+/** The request log's rows older than REQUEST_LOG_DAYS. */
+export async function purgeRequestLog(store: Writer, clock: Clock, days: number): Promise<number> {
+  const before = clock() - days * DAY_MS;
+  return deleteInBatches((limit) => store.write((tx) => deleteRequestsBefore(tx, before, limit)));
+}
+
+/** The daily purge: the year-long logs, the undo jobs, the events and the request log, under one job lock. */
+async function purgeLogs(store: Writer, clock: Clock, days: { events: number; requests: number }): Promise<number> {
   return (
     (await purgeChangeLog(store, clock)) +
     (await purgeAuditLog(store, clock)) +
     (await purgeUndoJobs(store, clock)) +
-    (await purgeEvents(store, clock, eventRetentionDays))
+    (await purgeEvents(store, clock, days.events)) +
+    (await purgeRequestLog(store, clock, days.requests))
   );
 }
 
@@ -70,6 +79,8 @@ export interface RetentionDeps {
   clock: Clock;
   /** EVENT_RETENTION_DAYS */
   eventRetentionDays: number;
+  /** REQUEST_LOG_DAYS */
+  requestLogDays: number;
   log?: { error(obj: object, msg: string): void };
 }
 
@@ -82,7 +93,8 @@ export class RetentionJobs {
   start(): void {
     if (this.timers.length > 0) return;
     this.every(HOUR_MS, 'purge-idempotency-keys', purgeIdempotencyKeys);
-    this.every(DAY_MS, 'purge-change-log', (store, clock) => purgeLogs(store, clock, this.deps.eventRetentionDays));
+    const days = { events: this.deps.eventRetentionDays, requests: this.deps.requestLogDays };
+    this.every(DAY_MS, 'purge-change-log', (store, clock) => purgeLogs(store, clock, days));
   }
 
   private every(interval: number, lock: string, purge: (store: Writer, clock: Clock) => Promise<number>): void {

@@ -43,13 +43,13 @@ export function randomBase62(n: number): string {
 
 /**
  * Kinds whose ids begin with their creation time: rows that every write adds (its change-log
- * rows, its webhook event and deliveries), so a new row's id lands on the last page of its
- * index rather than on a random page that the group's COMMIT must write again. 8 characters
+ * rows, its webhook event and deliveries) and the request log's, so a new row's id lands on
+ * the last page of its index rather than on a random page a COMMIT must write again. 8 characters
  * of milliseconds (in order until the year 8888), then 14 random (83 bits, as KSUID-style
  * message ids have): unique, and unguessable enough for ids that grant nothing.
  * docs/behaviour.md "Ids" says so; DECISIONS' 131 random bits stay for every other kind.
  */
-const TIME_ORDERED: ReadonlySet<IdKind> = new Set<IdKind>(['change', 'webhook_event', 'webhook_delivery']);
+const TIME_ORDERED: ReadonlySet<IdKind> = new Set<IdKind>(['change', 'webhook_event', 'webhook_delivery', 'request']);
 
 export function newId(kind: IdKind): string {
   if (TIME_ORDERED.has(kind)) return `${ID_PREFIX[kind]}_${toBase62(Date.now(), 8)}${randomBase62(14)}`;

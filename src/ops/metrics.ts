@@ -118,6 +118,11 @@ function createMetrics({ db, limits, connections }: MetricsOptions): Registry {
     help: 'Key activity rows given up: customer sends past the buffer cap while the database was away, and batches it refused.',
     registers: [registry],
   });
+  new Counter({
+    name: 'venue_api_request_log_rows_dropped_total',
+    help: 'Request log rows given up: requests past the buffer cap while the database was away, and batches it refused.',
+    registers: [registry],
+  });
   if (limits) {
     const refused = new Counter({
       name: 'venue_api_rate_limited_total',

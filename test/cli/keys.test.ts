@@ -23,6 +23,7 @@ describe.each(ENGINES)('venue-api keys on %s', (engine) => {
     expect(Object.keys(key).sort()).toEqual(
       [
         'access',
+        'allowed_ips',
         'can_read',
         'can_write',
         'contacts_masked',

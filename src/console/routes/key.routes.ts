@@ -6,18 +6,26 @@ import { latestUndo, requestUndo, undoJobOf } from '../../resources/changes/undo
 import { personActor } from '../../resources/actor.model.ts';
 import { getCustomer } from '../../resources/customers/customer-read.service.ts';
 import { keyUsage } from '../../resources/keys/key-usage.service.ts';
-import { changeWorkspaceKeyStatus, getWorkspaceKey } from '../../resources/keys/key.service.ts';
+import {
+  changeWorkspaceKeyStatus,
+  getWorkspaceKey,
+  rollWorkspaceKey,
+  setWorkspaceKeyAllowedIps,
+} from '../../resources/keys/key.service.ts';
+import { addressList } from '../key-form.ts';
+import { redirectWithSecret, takeSecret } from '../secret-cookie.ts';
 import type { ConsoleOptions } from '../console-options.ts';
 import { auditActor, formText, managesKeys, pageContext, pageNumber, render, skipsPage } from '../render.ts';
 import { usageOf } from '../usage.ts';
 import { customerPage } from '../views/customer.view.ts';
-import { confirmPage, keyPage } from '../views/key.view.ts';
+import { secretPage } from '../views/key-form.view.ts';
+import { addressesPage, confirmPage, keyPage, ROLL_OVERLAPS, rollPage } from '../views/key.view.ts';
 import { undoPreviewPage } from '../views/undo.view.ts';
 
 type KeyParams = { Params: { id: string } };
 const MOVES = ['pause', 'resume', 'revoke'] as const;
 
-/** A key's page, its pause / resume / revoke with a confirmation, and the undo of its changes. */
+/** A key's page, its pause / resume / revoke with a confirmation, its roll and addresses, and the undo of its changes. */
 export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }: ConsoleOptions) {
   const { db } = storage;
 
@@ -75,6 +83,66 @@ export async function keyRoutes(app: FastifyInstance, { storage, clock, limits }
       return reply.redirect(`/console/keys/${request.params.id}?done=${move}`, 303);
     });
   }
+
+  app.get<KeyParams>('/keys/:id/roll', { preHandler: managesKeys }, async (request, reply) => {
+    const key = await getWorkspaceKey(db, request.staff!.workspaceId, request.params.id);
+    return render(reply, 200, rollPage(pageContext(request, reply), key, clock()));
+  });
+
+  app.post<KeyParams>('/keys/:id/roll', { preHandler: managesKeys }, async (request, reply) => {
+    const staff = request.staff!;
+    const typed = formText(request, 'overlap', 20);
+    const offered = ROLL_OVERLAPS.find((o) => String(o.seconds) === typed);
+    try {
+      if (!offered) throw new ApiError('invalid_request', 'Choose how long the old secret keeps working.');
+      const { key, secret } = await rollWorkspaceKey(
+        storage,
+        clock,
+        staff.workspaceId,
+        request.params.id,
+        offered.seconds,
+        auditActor(request),
+      );
+      return redirectWithSecret(reply, `/console/keys/${key.id}/rolled`, secret);
+    } catch (err) {
+      if (!(err instanceof ApiError) || (err.code !== 'invalid_request' && err.code !== 'conflict')) throw err;
+      const key = await getWorkspaceKey(db, staff.workspaceId, request.params.id);
+      const state = { error: err.detail, ...(offered ? { overlap: offered.seconds } : {}) };
+      return render(reply, err.status, rollPage(pageContext(request, reply), key, clock(), state));
+    }
+  });
+
+  app.get<KeyParams>('/keys/:id/rolled', { preHandler: managesKeys }, async (request, reply) => {
+    const key = await getWorkspaceKey(db, request.staff!.workspaceId, request.params.id);
+    const secret = takeSecret(request, reply, `/console/keys/${key.id}/rolled`);
+    const rolled = { previousUntil: key.previousSecretExpiresAt };
+    return render(reply, 200, secretPage(pageContext(request, reply), key, secret, rolled));
+  });
+
+  app.get<KeyParams>('/keys/:id/addresses', { preHandler: managesKeys }, async (request, reply) => {
+    const key = await getWorkspaceKey(db, request.staff!.workspaceId, request.params.id);
+    return render(reply, 200, addressesPage(pageContext(request, reply), key));
+  });
+
+  app.post<KeyParams>('/keys/:id/addresses', { preHandler: managesKeys }, async (request, reply) => {
+    const staff = request.staff!;
+    const typed = formText(request, 'allowed_ips', 4000);
+    try {
+      await setWorkspaceKeyAllowedIps(
+        storage,
+        clock,
+        staff.workspaceId,
+        request.params.id,
+        addressList(typed),
+        auditActor(request),
+      );
+    } catch (err) {
+      if (!(err instanceof ApiError) || (err.code !== 'invalid_request' && err.code !== 'conflict')) throw err;
+      const key = await getWorkspaceKey(db, staff.workspaceId, request.params.id);
+      return render(reply, err.status, addressesPage(pageContext(request, reply), key, { typed, error: err.detail }));
+    }
+    return reply.redirect(`/console/keys/${request.params.id}?done=addresses`, 303);
+  });
 
   // A customer the key changed, as it is now, in the key's mode (the change log and the undo link here).
   app.get<{ Params: { id: string; customer: string } }>(

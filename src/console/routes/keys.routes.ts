@@ -8,19 +8,8 @@ import { EMPTY_KEY_FORM, readKeyForm, type FormErrors, type KeyFormValues } from
 import { auditActor, managesKeys, pageContext, pageNumber, render } from '../render.ts';
 import { keyFormPage, secretPage } from '../views/key-form.view.ts';
 import { keysPage } from '../views/keys.view.ts';
+import { redirectWithSecret, takeSecret } from '../secret-cookie.ts';
 import { notificationsPage } from '../views/notifications.view.ts';
-
-/**
- * The new key's secret travels to the page that shows it in a cookie for that one page,
- * cleared as it is shown: the server keeps no copy (SPEC "Authentication" 4), a reload
- * shows it no more, and a reload cannot post the form again and make a second key. It lives
- * a minute at most, so a redirect that never arrives does not leave the secret in the browser.
- */
-const NEW_SECRET_COOKIE = 'venue_console_new_secret';
-const secretCookieOptions = (keyId: string) =>
-  ({ path: `/console/keys/${keyId}/created`, httpOnly: true, sameSite: 'strict', secure: 'auto' }) as const;
-
-const NEW_SECRET_MAX_AGE_S = 60;
 
 const NOTIFICATIONS_PAGE_SIZE = 20;
 
@@ -69,8 +58,7 @@ export async function keysRoutes(app: FastifyInstance, { storage, clock, smtp }:
         agreedBy: staff.email,
         by: auditActor(request),
       });
-      reply.setCookie(NEW_SECRET_COOKIE, secret, { ...secretCookieOptions(key.id), maxAge: NEW_SECRET_MAX_AGE_S });
-      return reply.redirect(`/console/keys/${key.id}/created`, 303);
+      return redirectWithSecret(reply, `/console/keys/${key.id}/created`, secret);
     } catch (err) {
       if (!(err instanceof ApiError) || (err.code !== 'invalid_request' && err.code !== 'conflict')) throw err;
       const errors: FormErrors = {};
@@ -82,8 +70,7 @@ export async function keysRoutes(app: FastifyInstance, { storage, clock, smtp }:
 
   app.get<{ Params: { id: string } }>('/keys/:id/created', { preHandler: managesKeys }, async (request, reply) => {
     const key = await getWorkspaceKey(db, request.staff!.workspaceId, request.params.id);
-    const secret = request.cookies[NEW_SECRET_COOKIE] ?? null;
-    if (secret) reply.clearCookie(NEW_SECRET_COOKIE, secretCookieOptions(key.id));
+    const secret = takeSecret(request, reply, `/console/keys/${key.id}/created`);
     return render(reply, 200, secretPage(pageContext(request, reply), key, secret));
   });
 

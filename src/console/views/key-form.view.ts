@@ -1,7 +1,7 @@
 import { COLLECTIONS, DEFAULT_KEY_LIMITS, LIMIT_NAMES, WRITES } from '../../resources/keys/key.model.ts';
 import { html, type HtmlValue } from '../html.ts';
 import { AGREEMENTS, type FormErrors, type KeyFormValues } from '../key-form.ts';
-import { csrfField, describedBy, fieldError, notice, page, type PageContext } from './layout.ts';
+import { csrfField, describedBy, fieldError, notice, page, when, type PageContext } from './layout.ts';
 
 const checked = (on: boolean) => (on ? html` checked` : null);
 
@@ -114,6 +114,13 @@ export function keyFormPage(
         <input type="datetime-local" id="expires_at" name="expires_at" value="${v.expiresAt}"${describedBy('expires_at', e.expires_at)}>
         ${fieldError('expires_at', e.expires_at)}
       </div>
+      <div class="field">
+        <label for="allowed_ips">Allowed addresses (optional)</label>
+        <p class="hint" id="allowed_ips-hint">IPv4 or IPv6 addresses and CIDR ranges, one a line. Empty: it may be used from anywhere.</p>
+        <textarea id="allowed_ips" name="allowed_ips" rows="3" spellcheck="false"
+          aria-describedby="allowed_ips-hint${e.allowed_ips ? ' allowed_ips-error' : ''}"${e.allowed_ips ? html` aria-invalid="true"` : null}>${v.allowedIps}</textarea>
+        ${fieldError('allowed_ips', e.allowed_ips)}
+      </div>
       <h2>Limits</h2>
       <p class="hint">Leave a limit empty for its default.</p>
       ${fieldError('limits', e.limits)}
@@ -131,13 +138,28 @@ export function keyFormPage(
   );
 }
 
-/** The secret, once: in the answer to the create and nowhere else, ever (SPEC "Authentication" 4). */
-export function secretPage(ctx: PageContext, key: { id: string; name: string }, secret: string | null) {
+/**
+ * The secret, once: in the answer to the create or the roll and nowhere else, ever (SPEC
+ * "Authentication" 4). `rolled`: the key was rolled, and its old secret works until then (null: no more).
+ */
+export function secretPage(
+  ctx: PageContext,
+  key: { id: string; name: string },
+  secret: string | null,
+  rolled?: { previousUntil: number | null },
+) {
+  const done = rolled
+    ? html`Rolled the key “${key.name}”. Copy its new secret now: it is shown this once and never again. ${
+        rolled.previousUntil === null
+          ? 'The old secret no longer works.'
+          : html`The old secret works until ${when(rolled.previousUntil)}.`
+      }`
+    : html`Created the key “${key.name}”. Copy its secret now: it is shown this once and never again.`;
   return page(
     ctx,
-    secret ? 'Key created' : 'Key secret',
+    secret ? (rolled ? 'Key rolled' : 'Key created') : 'Key secret',
     secret
-      ? html`${notice('ok', html`Created the key “${key.name}”. Copy its secret now: it is shown this once and never again.`)}
+      ? html`${notice('ok', done)}
     <div class="field">
       <label for="secret">Secret</label>
       <div class="secret-row">
@@ -147,7 +169,7 @@ export function secretPage(ctx: PageContext, key: { id: string; name: string }, 
       <p class="hint" id="secret-status" role="status"></p>
     </div>
     <p><a href="/console/keys/${key.id}">Go to the key's page</a> · <a href="/console/keys">Back to API keys</a></p>`
-      : html`${notice('info', 'A key’s secret is shown only once, when it is created. Make a new key if it was lost.')}
+      : html`${notice('info', 'A key’s secret is shown only once, when it is created or rolled. Roll the key if it was lost.')}
     <p><a href="/console/keys/${key.id}">Go to the key's page</a> · <a href="/console/keys">Back to API keys</a></p>`,
   );
 }

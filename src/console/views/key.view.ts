@@ -8,6 +8,7 @@ import { keyState } from '../../resources/keys/key.service.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page, when, type PageContext } from './layout.ts';
 import { ACCESS_LABEL, MODE_LABEL, statusText } from './keys.view.ts';
+import { keyTabs } from './key-tabs.view.ts';
 import { undoJobSection } from './undo-job.view.ts';
 import { usageSection } from './usage.view.ts';
 
@@ -52,7 +53,12 @@ function logTable(keyId: string, history: KeyHistoryPage) {
     </table>${pager}`;
 }
 
-const ACTION_DONE = { pause: 'paused', resume: 'resumed', revoke: 'revoked' } as const;
+const ACTION_DONE = {
+  pause: 'paused',
+  resume: 'resumed',
+  revoke: 'revoked',
+  addresses: 'given its allowed addresses',
+} as const;
 
 export function keyPage(
   ctx: PageContext,
@@ -68,7 +74,7 @@ export function keyPage(
 ) {
   const { key, now } = view;
   const state = keyState(key, now);
-  const action = (move: 'pause' | 'resume' | 'revoke', label: string, danger = false) =>
+  const action = (move: 'pause' | 'resume' | 'revoke' | 'roll' | 'addresses', label: string, danger = false) =>
     html`<form method="get" action="/console/keys/${key.id}/${move}"><button type="submit"${
       danger ? html` class="danger"` : null
     }>${label}</button></form>`;
@@ -76,7 +82,8 @@ export function keyPage(
   return page(
     ctx,
     key.name,
-    html`${done && notice('ok', `The key was ${done}. The API sees it within seconds.`)}
+    html`${keyTabs(key.id, 'overview')}
+    ${done && notice('ok', `The key was ${done}. The API sees it within seconds.`)}
     <dl class="facts">
       <dt>Status</dt><dd>${statusText(key, now)}</dd>
       ${key.status === 'paused' && html`<dt>Paused at</dt><dd>${when(key.pausedAt)}</dd><dt>Pause reason</dt><dd>${key.pauseReason ?? '—'}</dd>`}
@@ -89,6 +96,12 @@ export function keyPage(
       <dt>Can write</dt><dd>${key.canWrite.join(', ') || 'nothing'}</dd>
       <dt>Contacts masked</dt><dd>${key.contactsMasked ? 'Yes' : 'No'}</dd>
       <dt>Expires</dt><dd>${key.expiresAt === null ? 'Never' : when(key.expiresAt)}</dd>
+      <dt>Allowed addresses</dt><dd>${key.allowedIps.length ? key.allowedIps.join(', ') : 'Anywhere'}</dd>
+      ${
+        key.previousSecretExpiresAt !== null &&
+        key.previousSecretExpiresAt > now &&
+        html`<dt>Previous secret</dt><dd>works until ${when(key.previousSecretExpiresAt)}</dd>`
+      }
       <dt>Created</dt><dd>${when(key.createdAt)} by ${key.createdBy ?? 'unknown'}</dd>
       <dt>Terms agreed</dt><dd>${key.agreedBy ? html`${key.agreedBy}, ${when(key.agreedAt)}` : 'not recorded'}</dd>
       <dt>Last used</dt><dd>${key.lastUsedAt === null ? 'Never' : when(key.lastUsedAt)}</dd>
@@ -96,6 +109,8 @@ export function keyPage(
     <div class="actions">
       ${state === 'active' && action('pause', 'Pause')}
       ${key.status === 'paused' && action('resume', 'Resume')}
+      ${state !== 'revoked' && state !== 'expired' && action('roll', 'Roll secret')}
+      ${key.status !== 'revoked' && action('addresses', 'Allowed addresses')}
       ${key.status !== 'revoked' && action('revoke', 'Revoke', true)}
     </div>
     ${usageSection(view.activity)}
@@ -146,6 +161,67 @@ export function confirmPage(
       }
       <p class="actions"><button type="submit"${move === 'revoke' ? html` class="danger"` : null}>Confirm</button>
         <a href="/console/keys/${key.id}">Cancel</a></p>
+    </form>`,
+  );
+}
+
+/** The old secret's overlap a roll offers (seconds); 24 hours is the default. */
+export const ROLL_OVERLAPS = [
+  { seconds: 0, label: 'Stop it now' },
+  { seconds: 3_600, label: '1 hour' },
+  { seconds: 86_400, label: '24 hours' },
+  { seconds: 259_200, label: '3 days' },
+  { seconds: 604_800, label: '7 days (the most)' },
+] as const;
+
+export function rollPage(
+  ctx: PageContext,
+  key: KeyRecord,
+  now: number,
+  state: { overlap?: number; error?: string } = {},
+) {
+  const chosen = state.overlap ?? 86_400;
+  return page(
+    ctx,
+    `Roll the secret of “${key.name}”?`,
+    html`${state.error && notice('bad', state.error)}
+    <p>The key gets a new secret, shown once. It keeps its id, settings, limits, change log and undo.
+      The old secret keeps working for the time you choose, so the integration can move to the new one without downtime.
+      ${key.previousSecretExpiresAt !== null && key.previousSecretExpiresAt > now && 'The secret of the previous roll stops at once.'}</p>
+    <form method="post" action="/console/keys/${key.id}/roll">
+      ${csrfField(ctx)}
+      <fieldset>
+        <legend>The old secret keeps working for</legend>
+        ${ROLL_OVERLAPS.map(
+          (o) => html`<div class="choice">
+            <input type="radio" id="overlap-${o.seconds}" name="overlap" value="${o.seconds}"${o.seconds === chosen ? html` checked` : null}>
+            <label for="overlap-${o.seconds}">${o.label}</label>
+          </div>`,
+        )}
+      </fieldset>
+      <p class="actions"><button type="submit">Roll secret</button> <a href="/console/keys/${key.id}">Cancel</a></p>
+    </form>`,
+  );
+}
+
+export function addressesPage(ctx: PageContext, key: KeyRecord, state: { typed?: string; error?: string } = {}) {
+  return page(
+    ctx,
+    `Allowed addresses of “${key.name}”`,
+    html`<form method="post" action="/console/keys/${key.id}/addresses" novalidate>
+      ${csrfField(ctx)}
+      <div class="field">
+        <label for="allowed_ips">Allowed addresses</label>
+        <p class="hint" id="allowed_ips-hint">IPv4 or IPv6 addresses and CIDR ranges (<code>203.0.113.7</code>,
+          <code>198.51.100.0/24</code>, <code>2001:db8::/32</code>), one a line. A request from elsewhere gets 403.
+          Empty: it may be used from anywhere.</p>
+        <textarea id="allowed_ips" name="allowed_ips" rows="5" spellcheck="false"
+          aria-describedby="allowed_ips-hint${state.error ? ' allowed_ips-error' : ''}"${state.error ? html` aria-invalid="true"` : null}>${
+            state.typed ?? key.allowedIps.join('\n')
+          }</textarea>
+        ${fieldError('allowed_ips', state.error)}
+      </div>
+      <p class="actions"><button type="submit">Save</button> <a href="/console/keys/${key.id}">Cancel</a></p>
     </form>`,
   );
 }

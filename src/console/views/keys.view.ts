@@ -2,6 +2,7 @@ import type { KeyRecord } from '../../resources/keys/key.repo.ts';
 import { keyState } from '../../resources/keys/key.service.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { notice, page, when, type PageContext } from './layout.ts';
+import { requestSearch } from './requests.view.ts';
 
 export const MODE_LABEL = { test: 'Test', live: 'Live' } as const;
 export const ACCESS_LABEL = { read: 'Read only', read_write: 'Read and write' } as const;
@@ -15,7 +16,14 @@ export function statusText(key: KeyRecord, now: number): SafeHtml {
 
 export function keysPage(
   ctx: PageContext,
-  view: { keys: KeyRecord[]; inUse: number; max: number; now: number; message?: string },
+  view: {
+    keys: KeyRecord[];
+    inUse: number;
+    max: number;
+    now: number;
+    message?: string;
+    search?: { typed: string; error: string };
+  },
 ) {
   const rows = view.keys.map(
     (k) => html`<tr>
@@ -34,6 +42,7 @@ export function keysPage(
     ctx,
     'API keys',
     html`${view.message && notice('ok', view.message)}
+    ${requestSearch(view.search?.typed, view.search?.error)}
     <p>${view.inUse} of ${view.max} keys in use (revoked keys do not count).</p>
     <p class="actions">${
       full

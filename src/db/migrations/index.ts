@@ -19,6 +19,8 @@ import * as changeLogEvents from './020-change-log-events.ts';
 import * as plainOutbox from './021-plain-outbox.ts';
 import * as eventFeed from './022-event-feed.ts';
 import * as webhookWarning from './023-webhook-warning.ts';
+import * as keyRollAndAddresses from './024-key-roll-and-addresses.ts';
+import * as requestLog from './025-request-log.ts';
 
 /** Migrations are listed here (not read from disk) so they run the same under tsx and tests. */
 export const migrations: Record<string, Migration> = {
@@ -42,6 +44,8 @@ export const migrations: Record<string, Migration> = {
   '021-plain-outbox': plainOutbox,
   '022-event-feed': eventFeed,
   '023-webhook-warning': webhookWarning,
+  '024-key-roll-and-addresses': keyRollAndAddresses,
+  '025-request-log': requestLog,
 };
 
 export const migrationProvider: MigrationProvider = {

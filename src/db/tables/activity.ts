@@ -36,3 +36,24 @@ export interface LimitCounterTable {
   window_start: number;
   count: number;
 }
+
+/** One request that carried a valid key (025-request-log); bodies only where DECISIONS keeps them. */
+export interface RequestLogTable {
+  id: string;
+  workspace_id: string;
+  key_id: string;
+  method: string;
+  /** With its query string. */
+  path: string;
+  status: number;
+  code: string | null;
+  duration_ms: number;
+  ip: string;
+  user_agent: string | null;
+  version: string | null;
+  request_body: string | null;
+  response_body: string | null;
+  /** 1 when a body was cut at 16 KiB. */
+  truncated: number;
+  created_at: number;
+}

@@ -42,6 +42,11 @@ export interface ApiKeyTable {
   /** The last request the key made, to the minute (005-console; the keys page shows it). */
   last_used_at?: number | null;
   limits: string; // JSON: per-key overrides
+  /** The secret a roll replaced, and until when it works (024-key-roll-and-addresses). */
+  previous_secret_hash?: string | null;
+  previous_secret_expires_at?: number | null;
+  /** JSON array of addresses and CIDR ranges the key may be used from; empty for anywhere. */
+  allowed_ips?: string;
   created_by: string | null;
   agreed_by: string | null;
   agreed_at: number | null;

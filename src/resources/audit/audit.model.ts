@@ -9,6 +9,8 @@ export const AUDIT_ACTIONS = [
   'key.paused',
   'key.resumed',
   'key.revoked',
+  'key.rolled',
+  'key.addresses_set',
   'undo.run',
   'staff.added',
   'staff.invited',

@@ -1,7 +1,19 @@
 import type { Db } from '../../db/schema.ts';
 import { hashKeySecret } from '../../lib/key-secret.ts';
 import type { ApiKey } from './key.model.ts';
-import { findKeyBySecretHash, findKeysChangedSince } from './key.repo.ts';
+import { findKeyBySecretHash, findKeysChangedSince, type KeyWithSecrets } from './key.repo.ts';
+
+/**
+ * The key as a secret with this digest presents it: a rolled key's previous secret is the
+ * key with an earlier expiry, so it stops as any expired secret does; null for neither secret.
+ */
+function keyFor(found: KeyWithSecrets, hash: string): ApiKey | null {
+  const { key, secretHash, previousSecretHash } = found;
+  if (hash === secretHash) return key;
+  if (hash !== previousSecretHash || key.previousSecretExpiresAt === null) return null;
+  const ends = key.previousSecretExpiresAt;
+  return { ...key, expiresAt: key.expiresAt === null ? ends : Math.min(key.expiresAt, ends) };
+}
 
 /**
  * Keys by secret digest, so an authenticated request costs no database round trip.
@@ -12,7 +24,8 @@ import { findKeyBySecretHash, findKeysChangedSince } from './key.repo.ts';
  */
 export class KeyCache {
   private readonly byHash = new Map<string, ApiKey>();
-  private readonly hashById = new Map<string, string>();
+  /** The digests each cached key is filed under: its secret, and its previous one during a roll. */
+  private readonly hashesById = new Map<string, Set<string>>();
   private timer: NodeJS.Timeout | null = null;
   private lastPoll: number;
   /** Rows written just before a poll can carry an updated_at a little in the past. */
@@ -32,23 +45,30 @@ export class KeyCache {
     const hash = hashKeySecret(secret);
     const cached = this.byHash.get(hash);
     if (cached) return cached;
-    const key = await findKeyBySecretHash(this.db, hash);
-    if (key) this.remember(hash, key);
-    return key;
-  }
-
-  private remember(hash: string, key: ApiKey): void {
+    const found = await findKeyBySecretHash(this.db, hash);
+    const key = found && keyFor(found, hash);
+    if (!key) return null;
     this.byHash.set(hash, key);
-    this.hashById.set(key.id, hash);
+    const hashes = this.hashesById.get(key.id) ?? new Set<string>();
+    this.hashesById.set(key.id, hashes.add(hash));
+    return key;
   }
 
   /** Re-reads keys changed since the last poll; call from tests to skip the wait. */
   async refresh(): Promise<void> {
     const started = this.now();
     const changed = await findKeysChangedSince(this.db, this.lastPoll - KeyCache.SKEW_MS);
-    for (const key of changed) {
-      const hash = this.hashById.get(key.id);
-      if (hash) this.byHash.set(hash, key);
+    for (const found of changed) {
+      const hashes = this.hashesById.get(found.key.id);
+      for (const hash of hashes ?? []) {
+        const key = keyFor(found, hash);
+        // A secret rolled away twice is no longer the key's: the next use looks it up, and finds nothing.
+        if (key) this.byHash.set(hash, key);
+        else {
+          this.byHash.delete(hash);
+          hashes!.delete(hash);
+        }
+      }
     }
     this.lastPoll = started;
   }

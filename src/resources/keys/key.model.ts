@@ -74,6 +74,10 @@ export interface ApiKey {
   pauseReason: string | null;
   revokedAt: number | null;
   limits: KeyLimits;
+  /** Addresses and CIDR ranges the key may be used from; empty for anywhere (allowed-ips.ts). */
+  allowedIps: string[];
+  /** Until when the secret a roll replaced still works; null when there is none. */
+  previousSecretExpiresAt: number | null;
   /** The workspace's own per-minute limit across all its keys. */
   workspaceRequestsPerMinute: number;
   createdAt: number;

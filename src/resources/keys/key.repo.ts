@@ -1,4 +1,4 @@
-import type { Insertable, Updateable } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Queryable, Tx } from '../../db/schema.ts';
 import type { ApiKeyTable } from '../../db/tables/workspace.ts';
 import {
@@ -26,11 +26,16 @@ const KEY_COLUMNS = [
   'api_keys.pause_reason',
   'api_keys.revoked_at',
   'api_keys.limits',
+  'api_keys.allowed_ips',
+  'api_keys.previous_secret_expires_at',
   'api_keys.created_at',
   'api_keys.updated_at',
 ] as const;
 
-type KeyRow = Omit<ApiKeyTable, 'secret_hash' | 'created_by' | 'agreed_by' | 'agreed_at' | 'last_used_at'> & {
+type KeyRow = Omit<
+  ApiKeyTable,
+  'secret_hash' | 'previous_secret_hash' | 'created_by' | 'agreed_by' | 'agreed_at' | 'last_used_at'
+> & {
   workspace_limits: string;
 };
 
@@ -52,6 +57,8 @@ function rowToKey(row: KeyRow): ApiKey {
     pauseReason: row.pause_reason,
     revokedAt: row.revoked_at,
     limits: effectiveLimits(JSON.parse(row.limits) as Partial<KeyLimits>),
+    allowedIps: JSON.parse(row.allowed_ips ?? '[]') as string[],
+    previousSecretExpiresAt: row.previous_secret_expires_at ?? null,
     workspaceRequestsPerMinute: workspaceLimits.requests_per_minute ?? DEFAULT_WORKSPACE_REQUESTS_PER_MINUTE,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -65,9 +72,29 @@ function selectKeys(db: Queryable) {
     .select([...KEY_COLUMNS, 'workspaces.limits as workspace_limits']);
 }
 
-export async function findKeyBySecretHash(db: Queryable, secretHash: string): Promise<ApiKey | null> {
-  const row = await selectKeys(db).where('api_keys.secret_hash', '=', secretHash).executeTakeFirst();
-  return row ? rowToKey(row) : null;
+/** A key with the digests of its secrets: what the key cache files it under. */
+export interface KeyWithSecrets {
+  key: ApiKey;
+  secretHash: string;
+  previousSecretHash: string | null;
+}
+
+function selectKeysWithSecrets(db: Queryable) {
+  return selectKeys(db).select(['api_keys.secret_hash', 'api_keys.previous_secret_hash']);
+}
+
+function withSecrets(row: KeyRow & Pick<ApiKeyTable, 'secret_hash' | 'previous_secret_hash'>): KeyWithSecrets {
+  return { key: rowToKey(row), secretHash: row.secret_hash, previousSecretHash: row.previous_secret_hash ?? null };
+}
+
+/** The key whose secret, or whose previous secret (a roll's overlap), has this digest. */
+export async function findKeyBySecretHash(db: Queryable, secretHash: string): Promise<KeyWithSecrets | null> {
+  const row = await selectKeysWithSecrets(db)
+    .where((eb) =>
+      eb.or([eb('api_keys.secret_hash', '=', secretHash), eb('api_keys.previous_secret_hash', '=', secretHash)]),
+    )
+    .executeTakeFirst();
+  return row ? withSecrets(row) : null;
 }
 
 export async function findKeyById(db: Queryable, id: string): Promise<ApiKey | null> {
@@ -76,11 +103,11 @@ export async function findKeyById(db: Queryable, id: string): Promise<ApiKey | n
 }
 
 /** Keys whose row, or whose workspace's limits, changed at or after `since`. */
-export async function findKeysChangedSince(db: Queryable, since: number): Promise<ApiKey[]> {
-  const rows = await selectKeys(db)
+export async function findKeysChangedSince(db: Queryable, since: number): Promise<KeyWithSecrets[]> {
+  const rows = await selectKeysWithSecrets(db)
     .where((eb) => eb.or([eb('api_keys.updated_at', '>=', since), eb('workspaces.updated_at', '>=', since)]))
     .execute();
-  return rows.map(rowToKey);
+  return rows.map(withSecrets);
 }
 
 /** A key with who made it and agreed to the terms, and when it was last used (the console, `keys list`). */
@@ -168,4 +195,28 @@ export async function countPausedKeys(db: Queryable): Promise<number> {
     .where('status', '=', 'paused')
     .executeTakeFirst();
   return Number(row?.n ?? 0);
+}
+
+/**
+ * Gives the key a new secret; the one it replaces works until `previousUntil` (null: no
+ * longer), and a previous secret of an earlier roll ends here. One statement: the current
+ * digest moves to the previous column as the row is written.
+ */
+export async function rollKeySecret(
+  tx: Tx,
+  id: string,
+  secretHash: string,
+  previousUntil: number | null,
+  updatedAt: number,
+): Promise<void> {
+  await tx
+    .updateTable('api_keys')
+    .set({
+      previous_secret_hash: previousUntil === null ? null : sql<string>`${sql.ref('secret_hash')}`,
+      previous_secret_expires_at: previousUntil,
+      secret_hash: secretHash,
+      updated_at: updatedAt,
+    })
+    .where('id', '=', id)
+    .execute();
 }

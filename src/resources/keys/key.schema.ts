@@ -36,6 +36,10 @@ export const KeyObject = Type.Object(
     can_write: Type.Array(Type.String({ enum: [...WRITES] }), {
       description: 'The writes this key may make; empty for a read key.',
     }),
+    allowed_ips: Type.Array(Type.String(), {
+      description:
+        'The IPv4 and IPv6 addresses and CIDR ranges this key may be used from; empty when it may be used from anywhere. A request from elsewhere gets 403 `forbidden`.',
+    }),
   },
   { title: 'Key' },
 );
@@ -53,5 +57,6 @@ export function toKeyObject(key: ApiKey): KeyObject {
     limits: { ...key.limits },
     can_read: [...key.canRead],
     can_write: [...key.canWrite],
+    allowed_ips: [...key.allowedIps],
   };
 }

@@ -1230,6 +1230,8 @@ export type components = {
             can_read: ("venues" | "customers" | "tags" | "lists" | "bookings" | "orders" | "activities" | "packages" | "events" | "tickets" | "gift-cards")[];
             /** @description The writes this key may make; empty for a read key. */
             can_write: ("customers.create" | "customers.update" | "customers.delete" | "customers.tags" | "customers.lists" | "test_data.delete")[];
+            /** @description The IPv4 and IPv6 addresses and CIDR ranges this key may be used from; empty when it may be used from anywhere. A request from elsewhere gets 403 `forbidden`. */
+            allowed_ips: string[];
         };
         /** Venue */
         Venue: {
@@ -3012,7 +3014,10 @@ export type components = {
                 } & components["schemas"]["Problem"];
             };
         };
-        /** @description - `key_paused`: The key was paused for unusual activity: a person must resume it. */
+        /**
+         * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
+         *     - `forbidden`: The key is used from an address outside its `allowed_ips`.
+         */
         Error403: {
             headers: {
                 /** @description `req_…`: quote it when reporting a failure. */
@@ -3030,10 +3035,10 @@ export type components = {
             content: {
                 "application/problem+json": {
                     /**
-                     * @description On this operation, a 403 is `key_paused`.
+                     * @description On this operation, a 403 is `key_paused` or `forbidden`.
                      * @enum {string}
                      */
-                    code: "key_paused";
+                    code: "key_paused" | "forbidden";
                 } & components["schemas"]["Problem"];
             };
         };
@@ -3118,7 +3123,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A restricted key without `venues` in its `can_read`.
+         *     - `forbidden`: A restricted key without `venues` in its `can_read`. The key is used from an address outside its `allowed_ips`.
          */
         Error403_2: {
             headers: {
@@ -3171,7 +3176,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A restricted key without `customers` in its `can_read`.
+         *     - `forbidden`: A restricted key without `customers` in its `can_read`. The key is used from an address outside its `allowed_ips`.
          */
         Error403_3: {
             headers: {
@@ -3254,7 +3259,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A read only key, or a restricted key without `customers.create` in its `can_write`, or without `customers` in its `can_read`, or `marketing_consent: true` in the body.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.create` in its `can_write`, or without `customers` in its `can_read`, or `marketing_consent: true` in the body. The key is used from an address outside its `allowed_ips`.
          */
         Error403_4: {
             headers: {
@@ -3478,7 +3483,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A read only key, or a restricted key without `customers.update` in its `can_write`, or without `customers` in its `can_read`, or `marketing_consent: true` in the body.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.update` in its `can_write`, or without `customers` in its `can_read`, or `marketing_consent: true` in the body. The key is used from an address outside its `allowed_ips`.
          */
         Error403_5: {
             headers: {
@@ -3606,7 +3611,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A read only key, or a restricted key without `customers.delete` in its `can_write`, or without `customers` in its `can_read`.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.delete` in its `can_write`, or without `customers` in its `can_read`. The key is used from an address outside its `allowed_ips`.
          */
         Error403_6: {
             headers: {
@@ -3634,7 +3639,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A read only key, or a restricted key without `customers.tags` in its `can_write`, or without `customers` in its `can_read`.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.tags` in its `can_write`, or without `customers` in its `can_read`. The key is used from an address outside its `allowed_ips`.
          */
         Error403_7: {
             headers: {
@@ -3747,7 +3752,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A read only key, or a restricted key without `customers.tags` in its `can_write`, or without `customers` in its `can_read`.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.tags` in its `can_write`, or without `customers` in its `can_read`. The key is used from an address outside its `allowed_ips`.
          */
         Error403_8: {
             headers: {
@@ -3800,7 +3805,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A read only key, or a restricted key without `customers.lists` in its `can_write`, or without `customers` in its `can_read`.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.lists` in its `can_write`, or without `customers` in its `can_read`. The key is used from an address outside its `allowed_ips`.
          */
         Error403_9: {
             headers: {
@@ -3857,7 +3862,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A read only key, or a restricted key without `customers.lists` in its `can_write`, or without `customers` in its `can_read`.
+         *     - `forbidden`: A read only key, or a restricted key without `customers.lists` in its `can_write`, or without `customers` in its `can_read`. The key is used from an address outside its `allowed_ips`.
          */
         Error403_10: {
             headers: {
@@ -3910,7 +3915,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A read only key, or a restricted key without `test_data.delete` in its `can_write`, or a live key.
+         *     - `forbidden`: A read only key, or a restricted key without `test_data.delete` in its `can_write`, or a live key. The key is used from an address outside its `allowed_ips`.
          */
         Error403_11: {
             headers: {
@@ -3938,7 +3943,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A restricted key without `tags` in its `can_read`.
+         *     - `forbidden`: A restricted key without `tags` in its `can_read`. The key is used from an address outside its `allowed_ips`.
          */
         Error403_12: {
             headers: {
@@ -3966,7 +3971,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A restricted key without `lists` in its `can_read`.
+         *     - `forbidden`: A restricted key without `lists` in its `can_read`. The key is used from an address outside its `allowed_ips`.
          */
         Error403_13: {
             headers: {
@@ -3994,7 +3999,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A restricted key without `bookings` in its `can_read`.
+         *     - `forbidden`: A restricted key without `bookings` in its `can_read`. The key is used from an address outside its `allowed_ips`.
          */
         Error403_14: {
             headers: {
@@ -4022,7 +4027,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A restricted key without `orders` in its `can_read`.
+         *     - `forbidden`: A restricted key without `orders` in its `can_read`. The key is used from an address outside its `allowed_ips`.
          */
         Error403_15: {
             headers: {
@@ -4050,7 +4055,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A restricted key without `activities` in its `can_read`.
+         *     - `forbidden`: A restricted key without `activities` in its `can_read`. The key is used from an address outside its `allowed_ips`.
          */
         Error403_16: {
             headers: {
@@ -4078,7 +4083,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A restricted key without `packages` in its `can_read`.
+         *     - `forbidden`: A restricted key without `packages` in its `can_read`. The key is used from an address outside its `allowed_ips`.
          */
         Error403_17: {
             headers: {
@@ -4106,7 +4111,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A restricted key without `events` in its `can_read`.
+         *     - `forbidden`: A restricted key without `events` in its `can_read`. The key is used from an address outside its `allowed_ips`.
          */
         Error403_18: {
             headers: {
@@ -4134,7 +4139,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A restricted key without `tickets` in its `can_read`.
+         *     - `forbidden`: A restricted key without `tickets` in its `can_read`. The key is used from an address outside its `allowed_ips`.
          */
         Error403_19: {
             headers: {
@@ -4162,7 +4167,7 @@ export type components = {
         };
         /**
          * @description - `key_paused`: The key was paused for unusual activity: a person must resume it.
-         *     - `forbidden`: A restricted key without `gift-cards` in its `can_read`.
+         *     - `forbidden`: A restricted key without `gift-cards` in its `can_read`. The key is used from an address outside its `allowed_ips`.
          */
         Error403_20: {
             headers: {
@@ -4262,7 +4267,8 @@ export interface operations {
                      *         "customers.tags",
                      *         "customers.lists",
                      *         "test_data.delete"
-                     *       ]
+                     *       ],
+                     *       "allowed_ips": []
                      *     }
                      */
                     "application/json": components["schemas"]["Key"];

@@ -1,0 +1,71 @@
+import { BlockList, isIP } from 'node:net';
+
+/**
+ * The addresses a key may be used from (DECISIONS "Request log, key rolling, allowed
+ * addresses"): IPv4 or IPv6 addresses and CIDR ranges, matched with Node's BlockList.
+ */
+export const MAX_ALLOWED_IPS = 50;
+
+/** An IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, how a dual-stack socket shows IPv4) read as IPv4. */
+export function plainAddress(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  return mapped ? mapped[1]! : ip;
+}
+
+/**
+ * Checks and normalises a list as given (`--allow-ip`, the console); throws a message that
+ * names the first entry it cannot read. A bare address is kept as given, a range as
+ * `address/prefix`.
+ */
+export function parseAllowedIps(entries: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const raw of entries) {
+    const entry = raw.trim();
+    if (entry === '') continue;
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = isIP(plainAddress(address));
+    if (family === 0 || extra !== undefined)
+      throw new Error(`"${entry.slice(0, 60)}" is not an IPv4 or IPv6 address or CIDR range`);
+    if (prefix !== undefined) {
+      const bits = family === 4 ? 32 : 128;
+      if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > bits)
+        throw new Error(`"${entry.slice(0, 60)}" has a prefix length outside 0-${bits}`);
+      out.push(`${plainAddress(address)}/${Number(prefix)}`);
+    } else {
+      out.push(plainAddress(address));
+    }
+  }
+  const unique = [...new Set(out)];
+  if (unique.length > MAX_ALLOWED_IPS) throw new Error(`a key may list at most ${MAX_ALLOWED_IPS} addresses`);
+  return unique;
+}
+
+/** Built once a list: a key's list changes rarely and is read on every request. */
+const lists = new Map<string, BlockList>();
+
+function blockListOf(allowed: readonly string[]): BlockList {
+  const id = allowed.join(',');
+  let list = lists.get(id);
+  if (!list) {
+    list = new BlockList();
+    for (const entry of allowed) {
+      const [address, prefix] = entry.split('/') as [string, string | undefined];
+      const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+      if (prefix === undefined) list.addAddress(address, family);
+      else list.addSubnet(address, Number(prefix), family);
+    }
+    // Bounded by the keys there are (25 a workspace); a changed list leaves its old one behind.
+    if (lists.size >= 10_000) lists.clear();
+    lists.set(id, list);
+  }
+  return list;
+}
+
+/** True when `ip` may use a key with this list (an empty list allows anywhere). */
+export function addressAllowed(allowed: readonly string[], ip: string): boolean {
+  if (allowed.length === 0) return true;
+  const address = plainAddress(ip);
+  const family = isIP(address);
+  if (family === 0) return false;
+  return blockListOf(allowed).check(address, family === 6 ? 'ipv6' : 'ipv4');
+}
