@@ -21,23 +21,13 @@ import { insertEventFor } from '../webhook-events/event.repo.ts';
 import { outboxWritten } from '../webhook-events/outbox-signal.ts';
 import { deliveryCounts, recentDeliveries, requeueDelivery, requeueFailedSince } from './webhook-outbox.repo.ts';
 import { EVENT_TYPES } from './webhook-event.schema.ts';
-import {
-  type EndpointHealth,
-  toDelivery,
-  toEndpoint,
-  toEndpointHealth,
-  type WebhookDelivery,
-  type WebhookEndpoint,
-} from './webhook.model.ts';
+import { toDelivery, toEndpoint, type WebhookDelivery, type WebhookEndpoint, withHealth } from './webhook.model.ts';
 
-/**
- * Webhook endpoints (DECISIONS "Webhooks"): made and managed by the console's key managers
- * and by the operator's CLI, which name an endpoint by its id alone (`workspaceId` null).
- */
+// Webhook endpoints (DECISIONS "Webhooks"): made and managed by the console's key managers and by
+// the operator's CLI, which names an endpoint by its id alone (`workspaceId` null).
 
 /** At most this many endpoints a workspace (DECISIONS "Webhooks"). */
 const MAX_ENDPOINTS = 16;
-
 /** A rotated secret keeps signing beside the new one this long. */
 const ROTATED_SECRET_MS = 24 * 3_600_000;
 
@@ -157,8 +147,14 @@ export async function createEndpoint(
   return { endpoint: toEndpoint(row), secret };
 }
 
-export async function workspaceEndpoints(db: Db, workspaceId: string): Promise<WebhookEndpoint[]> {
-  return (await listEndpoints(db, workspaceId)).map(toEndpoint);
+/** The workspace's endpoints, newest first, each with how it is doing (the CLI lists the endpoints alone). */
+export async function workspaceEndpoints(db: Db, workspaceId: string) {
+  return (await listEndpoints(db, workspaceId)).map(withHealth);
+}
+
+/** One endpoint with how it is doing (the console's page of it). */
+export async function endpointWithHealth(db: Db, workspaceId: string | null, id: string) {
+  return withHealth(await existing(db, workspaceId, id));
 }
 
 async function existing(db: Db, workspaceId: string | null, id: string) {
@@ -191,33 +187,8 @@ export async function setEndpointStatus(
   return toEndpoint({ ...row, ...set });
 }
 
-/** The workspace's endpoints with how each is doing (the console's list). */
-export async function workspaceEndpointsWithHealth(
-  db: Db,
-  workspaceId: string,
-): Promise<{ endpoint: WebhookEndpoint; health: EndpointHealth }[]> {
-  return (await listEndpoints(db, workspaceId)).map((row) => ({
-    endpoint: toEndpoint(row),
-    health: toEndpointHealth(row),
-  }));
-}
-
-/** One endpoint with how it is doing (the console's page of it). */
-export async function endpointWithHealth(
-  db: Db,
-  workspaceId: string | null,
-  id: string,
-): Promise<{ endpoint: WebhookEndpoint; health: EndpointHealth }> {
-  const row = await existing(db, workspaceId, id);
-  return { endpoint: toEndpoint(row), health: toEndpointHealth(row) };
-}
-
 /** What deleting an endpoint takes with it: its deliveries, those still waiting never sent. */
-export async function endpointDeletion(
-  db: Db,
-  workspaceId: string | null,
-  id: string,
-): Promise<{ endpoint: WebhookEndpoint; deliveries: number; pending: number }> {
+export async function endpointDeletion(db: Db, workspaceId: string | null, id: string) {
   const row = await existing(db, workspaceId, id);
   return { endpoint: toEndpoint(row), ...(await deliveryCounts(db, row)) };
 }
@@ -280,11 +251,7 @@ export async function resendDelivery(
   outboxWritten();
 }
 
-/**
- * "Resend failed deliveries since": every `failed` delivery of the endpoint made at or after
- * `since` is due again now, in one transaction with its audit entry (one entry for the
- * action, however many it resent); answers how many.
- */
+/** "Resend failed deliveries since": one audit entry for the action, however many it resent; answers how many. */
 export async function resendFailedSince(
   store: Writer,
   clock: Clock,
