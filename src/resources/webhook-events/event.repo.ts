@@ -7,7 +7,7 @@ import type { WebhookEventTable } from '../../db/tables/webhook.ts';
 import type { Scope } from '../actor.model.ts';
 import { eventRow, type NewEvent } from './event.model.ts';
 
-/** The outbox's writes (011-webhooks): events, and one delivery an event and enabled endpoint that takes its type. */
+// The outbox's writes (011-webhooks): events, and one delivery an event and enabled endpoint that takes its type.
 
 /** The largest payload sent; a larger event's deliveries fail when they are made. */
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
@@ -82,9 +82,6 @@ export async function recordEvents(
   scope: Scope,
   events: readonly NewEvent[],
 ): Promise<number> {
-  return insertEvents(
-    tx,
-    engine,
-    events.map((event) => eventRow(scope, event)),
-  );
+  const rows = events.map((event) => eventRow(scope, event));
+  return insertEvents(tx, engine, rows);
 }

@@ -22,7 +22,7 @@ export function toEndpoint(row: WebhookEndpointTable) {
   };
 }
 
-/** The endpoint beside how it is doing, for the console; apart, as the CLI prints the endpoint as DECISIONS fixes it. */
+/** The endpoint with how it is doing, for the console; apart, as the CLI prints the endpoint as DECISIONS fixes it. */
 export function withHealth(row: WebhookEndpointTable) {
   const disabledReason = row.status === 'disabled' ? row.disabled_reason : null;
   const health = { failingSince: row.failing_since, warnedAt: row.failing_warned_at, disabledReason };

@@ -272,12 +272,7 @@ export async function resendFailedSince(
 }
 
 /** "Send test event": a `webhook.test` event to this endpoint alone. */
-export async function sendTestEvent(
-  store: Writer,
-  clock: Clock,
-  workspaceId: string | null,
-  id: string,
-): Promise<void> {
+export async function sendTestEvent(store: Writer, clock: Clock, workspaceId: string | null, id: string) {
   const row = await existing(store.db, workspaceId, id);
   if (row.status !== 'enabled') throw conflict('The endpoint is disabled; enable it to send it events.');
   const at = clock();
