@@ -5,28 +5,25 @@ import type { LookupFunction } from 'node:net';
 import { literalAddress, refusedAddress } from '../lib/webhook-address.ts';
 import { MAX_PAYLOAD_BYTES } from '../resources/webhook-events/event.repo.ts';
 
-/**
- * One attempt to post a webhook (DECISIONS "Webhooks"): no redirect followed, 10 s in all, at
- * most 256 KiB sent and 4 KiB read; the address is checked after DNS, in the socket's own look-up.
- */
+// One attempt to post a webhook (DECISIONS "Webhooks"): no redirect followed, 10 s in all, at most 256 KiB sent
+// and 4 KiB read; the address is checked after DNS, in the socket's own look-up.
+
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 const MAX_ANSWER_BYTES = 4 * 1024;
 
 export type AttemptResult = { ok: boolean; status: number | null; error: string | null };
-
 type SendOptions = { allowPrivate: boolean; timeoutMs?: number };
+/** An attempt's result, and whether it failed on a kept-alive connection the receiver had closed. */
+type Sent = { result: AttemptResult; staleConnection: boolean };
 
-/**
- * Connections are kept alive (a handshake is most of an attempt's cost), one pool per address
- * policy, so a connection made with private addresses allowed never serves one where they are
- * not. Idle ones close before the usual server's keep-alive timeout (Node's is 5 s).
- */
-const IDLE_MS = 4_000;
+// Connections are kept alive (a handshake is most of an attempt's cost), one pool per address policy, so one made
+// with private addresses allowed never serves one where they are not. Idle ones close before the usual server's
+// keep-alive timeout (Node's is 5 s).
 const agents = new Map<string, http.Agent>();
 
 function agentFor(protocol: string, allowPrivate: boolean): http.Agent {
   const key = `${protocol}${allowPrivate}`;
-  const options = { keepAlive: true, timeout: IDLE_MS, scheduling: 'lifo' as const };
+  const options = { keepAlive: true, timeout: 4_000, scheduling: 'lifo' as const };
   if (!agents.has(key)) agents.set(key, protocol === 'https:' ? new https.Agent(options) : new http.Agent(options));
   return agents.get(key)!;
 }
@@ -63,12 +60,7 @@ export async function postWebhook(
   return first.staleConnection ? (await postOnce(url, body, sent, options)).result : first.result;
 }
 
-function postOnce(
-  url: URL,
-  body: string,
-  headers: Record<string, string>,
-  options: SendOptions,
-): Promise<{ result: AttemptResult; staleConnection?: boolean }> {
+function postOnce(url: URL, body: string, headers: Record<string, string>, options: SendOptions): Promise<Sent> {
   const client = url.protocol === 'https:' ? https : http;
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   return new Promise((resolve) => {
