@@ -108,12 +108,7 @@ export async function checkWebhookUrl(raw: string, policy: WebhookPolicy): Promi
   return url.toString();
 }
 
-export async function createEndpoint(
-  store: Writer,
-  clock: Clock,
-  policy: WebhookPolicy,
-  input: CreateEndpointInput,
-): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+export async function createEndpoint(store: Writer, clock: Clock, policy: WebhookPolicy, input: CreateEndpointInput) {
   const events = parseEventTypes(input.events);
   if (typeof events === 'string') throw invalid(events, [{ field: 'events', message: events }]);
   const url = await checkWebhookUrl(input.url, policy);
@@ -138,9 +133,8 @@ export async function createEndpoint(
     updated_at: now,
   };
   await store.write(async (tx) => {
-    if ((await listEndpoints(tx, input.workspaceId)).length >= MAX_ENDPOINTS) {
+    if ((await listEndpoints(tx, input.workspaceId)).length >= MAX_ENDPOINTS)
       throw conflict(`A workspace has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`);
-    }
     await insertEndpoint(tx, row);
     await audit(tx, input.by, row, now, 'webhook.created', { url, mode: input.mode, events });
   });
@@ -215,7 +209,7 @@ export async function rotateSecret(
   workspaceId: string | null,
   id: string,
   by?: AuditActor,
-): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+) {
   const row = await existing(store.db, workspaceId, id);
   const secret = newSigningSecret();
   const now = clock();
