@@ -9,12 +9,7 @@ import type { Clock } from '../lib/time.ts';
 import type { AuditActor } from '../resources/audit/audit.model.ts';
 import { recordAudit } from '../resources/audit/audit.service.ts';
 import { outbox } from '../resources/webhook-events/outbox-signal.ts';
-import {
-  disableIfFailingSince,
-  type EndpointKey,
-  noteAttempt,
-  warnIfFailingSince,
-} from '../resources/webhooks/webhook-endpoint.repo.ts';
+import { disableIfFailingSince, noteAttempt, warnIfFailingSince } from '../resources/webhooks/webhook-endpoint.repo.ts';
 import {
   type AttemptOutcome,
   type ClaimedDelivery,
@@ -170,8 +165,7 @@ export class WebhookWorker {
     try {
       const { recorded, failing } = await this.deps.store.write(async (tx) => {
         const recorded = await recordOutcome(tx, claimed.id, lease, outcome);
-        const endpoint = { workspace_id: claimed.workspace_id, id: claimed.endpoint_id };
-        return { recorded, failing: recorded ? await noteHealth(tx, endpoint, result.ok, at) : null };
+        return { recorded, failing: recorded ? await noteHealth(tx, claimed, result.ok, at) : null };
       });
       if (!recorded) return;
       this.deps.onOutcome?.(outcome.status === 'pending' ? 'retrying' : outcome.status);
@@ -232,7 +226,8 @@ function outcomeOf(schedule: readonly number[], attempts: number, result: Attemp
  * A recorded attempt ends or starts its endpoint's run of failures; a run of a day warns, one of 3 days disables
  * (with its audit entry), in the attempt's transaction, so each is decided once. Answers which, if either.
  */
-async function noteHealth(tx: Tx, endpoint: EndpointKey, ok: boolean, at: number): Promise<FailingEndpoint | null> {
+async function noteHealth(tx: Tx, claimed: ClaimedDelivery, ok: boolean, at: number): Promise<FailingEndpoint | null> {
+  const endpoint = { workspace_id: claimed.workspace_id, id: claimed.endpoint_id };
   await noteAttempt(tx, endpoint, ok, at);
   if (ok) return null;
   if (await disableIfFailingSince(tx, endpoint, at - FAILING_DISABLE_MS, FAILING_REASON, at)) {
