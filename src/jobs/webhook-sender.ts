@@ -35,8 +35,7 @@ const guardedLookup = ((hostname: string, options: LookupOptions, callback: (...
     // The attempt's error never names the address: an endpoint's owner would learn the API's own network.
     if (addresses.some((a) => refusedAddress(a.address) !== null))
       return callback(new Error(`refused at connect: ${hostname} resolved to a private address`));
-    if (options.all) return callback(null, addresses);
-    return callback(null, addresses[0]!.address, addresses[0]!.family);
+    return options.all ? callback(null, addresses) : callback(null, addresses[0]!.address, addresses[0]!.family);
   });
 }) as LookupFunction;
 
@@ -70,29 +69,22 @@ function postOnce(url: URL, body: string, headers: Record<string, string>, optio
       clearTimeout(timer);
       resolve({ result, staleConnection });
     };
-    const request = client.request(
-      url,
-      {
-        method: 'POST',
-        headers,
-        agent: agentFor(url.protocol, options.allowPrivate),
-        ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
-      },
-      (response) => {
-        answered = true;
-        const status = response.statusCode ?? 0;
-        let read = 0;
-        response.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          // Only so much of an answer is read: a receiver's body tells us nothing we keep.
-          if (read >= MAX_ANSWER_BYTES) response.destroy();
-        });
-        const ok = status >= 200 && status < 300;
-        const redirect = status >= 300 && status < 400;
-        const error = ok ? null : redirect ? `redirect (${status}) not followed` : `answered ${status}`;
-        for (const end of ['end', 'close', 'error']) response.on(end, () => finish({ ok, status, error }));
-      },
-    );
+    const agent = agentFor(url.protocol, options.allowPrivate);
+    const lookup = options.allowPrivate ? {} : { lookup: guardedLookup };
+    const request = client.request(url, { method: 'POST', headers, agent, ...lookup }, (response) => {
+      answered = true;
+      const status = response.statusCode ?? 0;
+      let read = 0;
+      response.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        // Only so much of an answer is read: a receiver's body tells us nothing we keep.
+        if (read >= MAX_ANSWER_BYTES) response.destroy();
+      });
+      const ok = status >= 200 && status < 300;
+      const redirect = status >= 300 && status < 400;
+      const error = ok ? null : redirect ? `redirect (${status}) not followed` : `answered ${status}`;
+      for (const end of ['end', 'close', 'error']) response.on(end, () => finish({ ok, status, error }));
+    });
     const timer = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
     request.on('error', (err: NodeJS.ErrnoException) => {
       const stale = request.reusedSocket && !answered && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
