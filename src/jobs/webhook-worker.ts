@@ -1,7 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import type { Engine } from '../db/dialects/types.ts';
 import type { Tx } from '../db/schema.ts';
-import type { WebhookDeliveryTable } from '../db/tables/webhook.ts';
 import type { Writer } from '../db/write.ts';
 import { type EventShape, maskEvent } from '../lib/mask.ts';
 import { OutageLog } from '../lib/outage-log.ts';
@@ -63,7 +62,7 @@ export class WebhookWorker {
   private dueLikely = true;
   private lookAgain = false;
   /** Each attempt in flight, with the delivery it is making. */
-  private readonly inFlight = new Map<Promise<void>, WebhookDeliveryTable>();
+  private readonly inFlight = new Map<Promise<void>, ClaimedDelivery>();
   private readonly claims: OutageLog;
 
   constructor(private readonly deps: WebhookWorkerDeps) {
