@@ -61,7 +61,6 @@ export class WebhookWorker {
   /** Whether a claim may find something: a write, the poll or a claim that left due deliveries behind says so. */
   private dueLikely = true;
   private lookAgain = false;
-  /** Each attempt in flight, with the delivery it is making. */
   private readonly inFlight = new Map<Promise<void>, ClaimedDelivery>();
   private readonly claims: OutageLog;
 

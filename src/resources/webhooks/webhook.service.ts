@@ -98,13 +98,12 @@ export async function checkWebhookUrl(raw: string, policy: WebhookPolicy): Promi
   const why = literal === null ? null : refusedAddress(literal);
   if (why) throw badUrl(`${literal} is not a public address (${why})`, 'not a public address');
   if (policy.allowPrivate || literal !== null) return url.toString();
-  const host = url.hostname;
-  const addresses = await (policy.resolve ?? resolveAll)(host).catch(() => null);
-  if (addresses === null) throw badUrl(`the host ${host} does not resolve`, 'host does not resolve');
+  const addresses = await (policy.resolve ?? resolveAll)(url.hostname).catch(() => null);
+  if (addresses === null) throw badUrl(`the host ${url.hostname} does not resolve`, 'host does not resolve');
   // The answer never names what the name resolved to: that would tell anyone who can make
   // an endpoint the addresses of the API's own network.
   if (addresses.some((address) => refusedAddress(address) !== null))
-    throw badUrl(`the host ${host} resolves to a private address`, 'resolves to a private address');
+    throw badUrl(`the host ${url.hostname} resolves to a private address`, 'resolves to a private address');
   return url.toString();
 }
 
