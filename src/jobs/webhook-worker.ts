@@ -71,20 +71,17 @@ export class WebhookWorker {
   start(): void {
     if (this.running) return;
     this.running = true;
-    const wake = () => this.wake();
+    const wake = () => {
+      this.dueLikely = true;
+      this.look();
+    };
     outbox.on('written', wake);
     const timer = setInterval(wake, this.deps.pollMs ?? 1_000).unref();
     this.unwatch = () => {
       outbox.off('written', wake);
       clearInterval(timer);
     };
-    this.wake();
-  }
-
-  /** Looks for due deliveries now (after a write, on each poll). */
-  wake(): void {
-    this.dueLikely = true;
-    this.look();
+    wake();
   }
 
   /** One claim at a time: a look asked for during one follows it. */
