@@ -20,9 +20,9 @@ import { emailKeyManagers } from './pause-email.ts';
 import { type FailingEndpoint, failingEndpointEmail } from './webhook-emails.ts';
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, postWebhook } from './webhook-sender.ts';
 
-// The webhook worker (DECISIONS "Webhooks"), one a process: it claims due deliveries under a lease, sends each
-// and records its outcome while the lease holds. An endpoint whose every attempt failed for a day gets its key
-// managers warned, once; after 3 days it is disabled and they are emailed again.
+// The webhook worker (DECISIONS "Webhooks"), one a process: it polls the outbox, claims due deliveries under a lease,
+// sends each and records its outcome while the lease holds. An endpoint whose every attempt failed for a day gets its
+// key managers warned, once; after 3 days it is disabled and they are emailed again.
 
 export interface WebhookWorkerDeps {
   store: Writer;
@@ -226,9 +226,9 @@ async function noteHealth(tx: Tx, claimed: ClaimedDelivery, ok: boolean, at: num
   await noteAttempt(tx, endpoint, ok, at);
   if (ok) return null;
   if (await disableIfFailingSince(tx, endpoint, at - FAILING_DISABLE_MS, FAILING_REASON, at)) {
-    const { workspace_id: workspaceId, id: target } = endpoint;
+    const { workspace_id: workspaceId, id } = endpoint;
     const detail = { reason: FAILING_REASON };
-    await recordAudit(tx, { workspaceId, at, by: HEALTH_ACTOR, action: 'webhook.disabled', target, detail });
+    await recordAudit(tx, { workspaceId, at, by: HEALTH_ACTOR, action: 'webhook.disabled', target: id, detail });
     return { kind: 'disabled' };
   }
   const since = await warnIfFailingSince(tx, endpoint, at - FAILING_WARN_MS, at);

@@ -46,7 +46,7 @@ export async function deleteEndpoint(tx: Tx, { workspace_id, id }: EndpointKey):
     .execute();
 }
 
-/** After an attempt: a success ends a run of failures (and re-arms its warning), a failure starts one (if none is running). */
+/** After an attempt: a success ends a run of failures (and re-arms its warning); a failure starts one if none runs. */
 // Every attempt asks one of the two: compiled once (db/prepared.ts). Shape: `ok` or `failed`.
 const NOTE_ATTEMPT = new PreparedQuery<{ workspaceId: string; id: string; now: number }, never>((db, param, shape) => {
   const query = db

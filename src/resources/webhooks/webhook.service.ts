@@ -52,7 +52,7 @@ interface CreateEndpointInput {
   by?: AuditActor;
 }
 
-/** The audit entry of a change to an endpoint, in its transaction, when an actor is named (docs/console.md "Audit log"). */
+/** An endpoint change's audit entry, in its transaction, when an actor is named (docs/console.md "Audit log"). */
 async function audit(
   tx: Tx,
   by: AuditActor | undefined,
@@ -208,7 +208,7 @@ export async function rotateSecret(
   workspaceId: string | null,
   id: string,
   by?: AuditActor,
-) {
+): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const row = await existing(store.db, workspaceId, id);
   const secret = newSigningSecret();
   const now = clock();
