@@ -105,7 +105,7 @@ export function webhooksCommand(): Command {
     .action(async (opts: { workspace: string; json?: boolean }) => {
       const endpoints = await withStorage(async ({ storage }) => {
         await getWorkspace(storage.db, opts.workspace);
-        return workspaceEndpoints(storage.db, opts.workspace);
+        return (await workspaceEndpoints(storage.db, opts.workspace)).map(({ endpoint }) => endpoint);
       });
       printResult(opts.json, endpoints, () =>
         endpoints.length === 0 ? `No webhook endpoints in ${opts.workspace}.` : endpoints.map(oneLine).join('\n'),

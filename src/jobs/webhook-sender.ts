@@ -5,28 +5,25 @@ import type { LookupFunction } from 'node:net';
 import { literalAddress, refusedAddress } from '../lib/webhook-address.ts';
 import { MAX_PAYLOAD_BYTES } from '../resources/webhook-events/event.repo.ts';
 
-/**
- * One attempt to post a webhook (DECISIONS "Webhooks"): no redirect followed, 10 s in all, at
- * most 256 KiB sent and 4 KiB read; the address is checked after DNS, in the socket's own look-up.
- */
+// One attempt to post a webhook (DECISIONS "Webhooks"): no redirect followed, 10 s in all, at most 256 KiB sent
+// and 4 KiB read; the address is checked after DNS, in the socket's own look-up.
+
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 const MAX_ANSWER_BYTES = 4 * 1024;
 
 export type AttemptResult = { ok: boolean; status: number | null; error: string | null };
-
 type SendOptions = { allowPrivate: boolean; timeoutMs?: number };
+/** An attempt's result, and whether it failed on a kept-alive connection the receiver had closed. */
+type Sent = { result: AttemptResult; staleConnection: boolean };
 
-/**
- * Connections are kept alive (a handshake is most of an attempt's cost), one pool per address
- * policy, so a connection made with private addresses allowed never serves one where they are
- * not. Idle ones close before the usual server's keep-alive timeout (Node's is 5 s).
- */
-const IDLE_MS = 4_000;
+// Connections are kept alive (a handshake is most of an attempt's cost), one pool per address policy, so one made
+// with private addresses allowed never serves one where they are not. Idle ones close before the usual server's
+// keep-alive timeout (Node's is 5 s).
 const agents = new Map<string, http.Agent>();
 
 function agentFor(protocol: string, allowPrivate: boolean): http.Agent {
   const key = `${protocol}${allowPrivate}`;
-  const options = { keepAlive: true, timeout: IDLE_MS, scheduling: 'lifo' as const };
+  const options = { keepAlive: true, timeout: 4_000, scheduling: 'lifo' as const };
   if (!agents.has(key)) agents.set(key, protocol === 'https:' ? new https.Agent(options) : new http.Agent(options));
   return agents.get(key)!;
 }
@@ -38,8 +35,7 @@ const guardedLookup = ((hostname: string, options: LookupOptions, callback: (...
     // The attempt's error never names the address: an endpoint's owner would learn the API's own network.
     if (addresses.some((a) => refusedAddress(a.address) !== null))
       return callback(new Error(`refused at connect: ${hostname} resolved to a private address`));
-    if (options.all) return callback(null, addresses);
-    return callback(null, addresses[0]!.address, addresses[0]!.family);
+    return options.all ? callback(null, addresses) : callback(null, addresses[0]!.address, addresses[0]!.family);
   });
 }) as LookupFunction;
 
@@ -63,12 +59,7 @@ export async function postWebhook(
   return first.staleConnection ? (await postOnce(url, body, sent, options)).result : first.result;
 }
 
-function postOnce(
-  url: URL,
-  body: string,
-  headers: Record<string, string>,
-  options: SendOptions,
-): Promise<{ result: AttemptResult; staleConnection?: boolean }> {
+function postOnce(url: URL, body: string, headers: Record<string, string>, options: SendOptions): Promise<Sent> {
   const client = url.protocol === 'https:' ? https : http;
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   return new Promise((resolve) => {
@@ -78,29 +69,22 @@ function postOnce(
       clearTimeout(timer);
       resolve({ result, staleConnection });
     };
-    const request = client.request(
-      url,
-      {
-        method: 'POST',
-        headers,
-        agent: agentFor(url.protocol, options.allowPrivate),
-        ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
-      },
-      (response) => {
-        answered = true;
-        const status = response.statusCode ?? 0;
-        let read = 0;
-        response.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          // Only so much of an answer is read: a receiver's body tells us nothing we keep.
-          if (read >= MAX_ANSWER_BYTES) response.destroy();
-        });
-        const ok = status >= 200 && status < 300;
-        const redirect = status >= 300 && status < 400;
-        const error = ok ? null : redirect ? `redirect (${status}) not followed` : `answered ${status}`;
-        for (const end of ['end', 'close', 'error']) response.on(end, () => finish({ ok, status, error }));
-      },
-    );
+    const agent = agentFor(url.protocol, options.allowPrivate);
+    const lookup = options.allowPrivate ? {} : { lookup: guardedLookup };
+    const request = client.request(url, { method: 'POST', headers, agent, ...lookup }, (response) => {
+      answered = true;
+      const status = response.statusCode ?? 0;
+      let read = 0;
+      response.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        // Only so much of an answer is read: a receiver's body tells us nothing we keep.
+        if (read >= MAX_ANSWER_BYTES) response.destroy();
+      });
+      const ok = status >= 200 && status < 300;
+      const redirect = status >= 300 && status < 400;
+      const error = ok ? null : redirect ? `redirect (${status}) not followed` : `answered ${status}`;
+      for (const end of ['end', 'close', 'error']) response.on(end, () => finish({ ok, status, error }));
+    });
     const timer = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
     request.on('error', (err: NodeJS.ErrnoException) => {
       const stale = request.reusedSocket && !answered && (err.code === 'ECONNRESET' || err.code === 'EPIPE');

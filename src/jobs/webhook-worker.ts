@@ -1,7 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import type { Engine } from '../db/dialects/types.ts';
 import type { Tx } from '../db/schema.ts';
-import type { WebhookDeliveryTable } from '../db/tables/webhook.ts';
 import type { Writer } from '../db/write.ts';
 import { type EventShape, maskEvent } from '../lib/mask.ts';
 import { OutageLog } from '../lib/outage-log.ts';
@@ -9,29 +8,21 @@ import type { Clock } from '../lib/time.ts';
 import type { AuditActor } from '../resources/audit/audit.model.ts';
 import { recordAudit } from '../resources/audit/audit.service.ts';
 import { outbox } from '../resources/webhook-events/outbox-signal.ts';
-import {
-  disableIfFailingSince,
-  type EndpointKey,
-  noteAttempt,
-  warnIfFailingSince,
-} from '../resources/webhooks/webhook-endpoint.repo.ts';
+import { disableIfFailingSince, noteAttempt, warnIfFailingSince } from '../resources/webhooks/webhook-endpoint.repo.ts';
 import {
   type AttemptOutcome,
   type ClaimedDelivery,
   claimDue,
   recordOutcome,
 } from '../resources/webhooks/webhook-outbox.repo.ts';
-import type { Email, MailSettings } from './mailer.ts';
+import type { MailSettings } from './mailer.ts';
 import { emailKeyManagers } from './pause-email.ts';
-import { disabledEmail, failingWarningEmail } from './webhook-emails.ts';
+import { type FailingEndpoint, failingEndpointEmail } from './webhook-emails.ts';
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, postWebhook } from './webhook-sender.ts';
 
-/**
- * The webhook worker (DECISIONS "Webhooks"), one a process: it polls the outbox, claims due
- * deliveries under a lease, sends each and records its outcome while the lease holds. An
- * endpoint whose every attempt failed for a day gets its key managers warned, once; after 3
- * days it is disabled and they are emailed again.
- */
+// The webhook worker (DECISIONS "Webhooks"), one a process: it polls the outbox, claims due deliveries under a lease,
+// sends each and records its outcome while the lease holds. An endpoint whose every attempt failed for a day gets its
+// key managers warned, once; after 3 days it is disabled and they are emailed again.
 
 export interface WebhookWorkerDeps {
   store: Writer;
@@ -67,15 +58,10 @@ export class WebhookWorker {
   private unwatch: (() => void) | null = null;
   private running = false;
   private looking: Promise<unknown> | null = null;
-  /**
-   * Whether a claim may find something: a write or the poll says so, and so does a claim that
-   * left due deliveries behind for their shares; a claim that took all there was says not.
-   */
+  /** Whether a claim may find something: a write, the poll or a claim that left due deliveries behind says so. */
   private dueLikely = true;
   private lookAgain = false;
-  /** Each attempt in flight, with the delivery it is making. */
-  private readonly inFlight = new Map<Promise<void>, WebhookDeliveryTable>();
-
+  private readonly inFlight = new Map<Promise<void>, ClaimedDelivery>();
   private readonly claims: OutageLog;
 
   constructor(private readonly deps: WebhookWorkerDeps) {
@@ -85,20 +71,17 @@ export class WebhookWorker {
   start(): void {
     if (this.running) return;
     this.running = true;
-    const wake = () => this.wake();
+    const wake = () => {
+      this.dueLikely = true;
+      this.look();
+    };
     outbox.on('written', wake);
     const timer = setInterval(wake, this.deps.pollMs ?? 1_000).unref();
     this.unwatch = () => {
       outbox.off('written', wake);
       clearInterval(timer);
     };
-    this.wake();
-  }
-
-  /** Looks for due deliveries now (after a write, on each poll). */
-  wake(): void {
-    this.dueLikely = true;
-    this.look();
+    wake();
   }
 
   /** One claim at a time: a look asked for during one follows it. */
@@ -159,17 +142,15 @@ export class WebhookWorker {
       claimDue(tx, this.deps.engine, now, lease, room),
     );
     if (!exhausted) this.dueLikely = true;
-    for (const c of claimed) this.begin(c, lease);
+    for (const delivery of claimed) {
+      const attempt = this.attempt(delivery, lease).finally(() => {
+        this.inFlight.delete(attempt);
+        // A slot is free: what its share held back may go now (a look is cheap when nothing was).
+        if (this.running) this.look();
+      });
+      this.inFlight.set(attempt, delivery);
+    }
     return claimed.length;
-  }
-
-  private begin(claimed: ClaimedDelivery, lease: number): void {
-    const attempt = this.attempt(claimed, lease).finally(() => {
-      this.inFlight.delete(attempt);
-      // A slot is free: what its share held back may go now (a look is cheap when nothing was).
-      if (this.running) this.look();
-    });
-    this.inFlight.set(attempt, claimed);
   }
 
   private async attempt(claimed: ClaimedDelivery, lease: number): Promise<void> {
@@ -177,15 +158,13 @@ export class WebhookWorker {
     const at = this.deps.clock();
     const outcome = outcomeOf(this.deps.retrySchedule, claimed.attempts + 1, result, at);
     try {
-      const { recorded, health } = await this.deps.store.write(async (tx) => {
+      const { recorded, failing } = await this.deps.store.write(async (tx) => {
         const recorded = await recordOutcome(tx, claimed.id, lease, outcome);
-        const endpoint = { workspace_id: claimed.workspace_id, id: claimed.endpoint_id };
-        const health = recorded ? await noteEndpointAttempt(tx, endpoint, result.ok, at) : null;
-        return { recorded, health };
+        return { recorded, failing: recorded ? await noteHealth(tx, claimed, result.ok, at) : null };
       });
       if (!recorded) return;
       this.deps.onOutcome?.(outcome.status === 'pending' ? 'retrying' : outcome.status);
-      if (health) await this.tell(claimed, health);
+      if (failing) await this.tell(claimed, failing);
     } catch (err) {
       // The lease runs out and the delivery is attempted again: at least once, as promised.
       this.deps.log?.warn({ err, delivery: claimed.id }, 'recording a webhook attempt failed');
@@ -193,24 +172,14 @@ export class WebhookWorker {
   }
 
   /** Tells the workspace's key managers; the warning or disable has committed, so a failed email is only logged. */
-  private async tell({ workspace_id, endpoint_id: id, url }: ClaimedDelivery, health: EndpointHealth): Promise<void> {
+  private async tell({ workspace_id, endpoint_id: id, url }: ClaimedDelivery, failing: FailingEndpoint): Promise<void> {
     const { store, clock, mail, log } = this.deps;
-    const endpoint = { id, url };
-    const make =
-      health.kind === 'disabled'
-        ? (to: string): Email => disabledEmail(to, endpoint)
-        : (to: string): Email => failingWarningEmail(to, endpoint, health.since, health.since + FAILING_DISABLE_MS);
-    log?.info(
-      { webhook: id },
-      health.kind === 'disabled'
-        ? `webhook endpoint disabled: ${FAILING_REASON}`
-        : 'webhook endpoint failing for a day: warned',
+    const what = failing.kind === 'disabled' ? `disabled: ${FAILING_REASON}` : 'failing for a day: warned';
+    log?.info({ webhook: id }, `webhook endpoint ${what}`);
+    const make = (to: string) => failingEndpointEmail(to, id, url, failing);
+    await emailKeyManagers(store, clock, mail, workspace_id, make).catch((err) =>
+      log?.warn({ err, webhook: id }, `emailing about a ${failing.kind} webhook endpoint failed`),
     );
-    try {
-      await emailKeyManagers(store, clock, mail, workspace_id, make);
-    } catch (err) {
-      log?.warn({ err, webhook: id }, `emailing about a ${health.kind} webhook endpoint failed`);
-    }
   }
 
   /** One signed attempt (Standard Webhooks; a rotated secret signs beside the new one). */
@@ -248,20 +217,12 @@ function outcomeOf(schedule: readonly number[], attempts: number, result: Attemp
     : { ...last, status: 'pending', next_attempt_at: at + wait * 1000 };
 }
 
-/** What an attempt's outcome did to its endpoint's health, for the email that follows. */
-type EndpointHealth = { kind: 'disabled' } | { kind: 'warned'; since: number };
-
 /**
- * A recorded attempt ends or starts its endpoint's run of failures; a run of a day marks the
- * endpoint warned, and a run of 3 days disables it with its audit entry, each in the same
- * transaction as the attempt, so a warning or a disable is decided once. Answers which.
+ * A recorded attempt ends or starts its endpoint's run of failures; a run of a day warns, one of 3 days disables
+ * (with its audit entry), in the attempt's transaction, so each is decided once. Answers which, if either.
  */
-async function noteEndpointAttempt(
-  tx: Tx,
-  endpoint: EndpointKey,
-  ok: boolean,
-  at: number,
-): Promise<EndpointHealth | null> {
+async function noteHealth(tx: Tx, claimed: ClaimedDelivery, ok: boolean, at: number): Promise<FailingEndpoint | null> {
+  const endpoint = { workspace_id: claimed.workspace_id, id: claimed.endpoint_id };
   await noteAttempt(tx, endpoint, ok, at);
   if (ok) return null;
   if (await disableIfFailingSince(tx, endpoint, at - FAILING_DISABLE_MS, FAILING_REASON, at)) {
@@ -271,5 +232,5 @@ async function noteEndpointAttempt(
     return { kind: 'disabled' };
   }
   const since = await warnIfFailingSince(tx, endpoint, at - FAILING_WARN_MS, at);
-  return since === null ? null : { kind: 'warned', since };
+  return since === null ? null : { kind: 'warned', since, disableAt: since + FAILING_DISABLE_MS };
 }

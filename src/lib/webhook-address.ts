@@ -1,9 +1,7 @@
 import ipaddr from 'ipaddr.js';
 
-/**
- * Where a webhook may be delivered (DECISIONS "Webhooks", Safety): public unicast addresses
- * only, unless WEBHOOK_ALLOW_PRIVATE; checked at creation and again after DNS at connect time.
- */
+// Where a webhook may be delivered (DECISIONS "Webhooks", Safety): public unicast addresses only, unless
+// WEBHOOK_ALLOW_PRIVATE; checked at creation and again after DNS at connect time.
 
 /** Cloud metadata addresses outside the ranges refused anyway (AWS, GCP, Azure, Alibaba, Oracle). */
 const METADATA = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200', '192.0.0.192', 'fd00:ec2::254']);

@@ -11,7 +11,7 @@ import {
   rotateSecret,
   sendTestEvent,
   setEndpointStatus,
-  workspaceEndpointsWithHealth,
+  workspaceEndpoints,
 } from '../../resources/webhooks/webhook.service.ts';
 import type { ConsoleOptions } from '../console-options.ts';
 import { auditActor, formFields, formText, managesKeys, pageContext, queryText, render } from '../render.ts';
@@ -41,7 +41,7 @@ export async function webhooksRoutes(app: FastifyInstance, { storage, clock, web
   const ws = (request: FastifyRequest) => request.staff!.workspaceId;
 
   app.get('/webhooks', { preHandler: managesKeys }, async (request, reply) => {
-    const endpoints = await workspaceEndpointsWithHealth(db, ws(request));
+    const endpoints = await workspaceEndpoints(db, ws(request));
     const done = (request.query as Record<string, string | undefined>).done;
     return render(
       reply,
@@ -76,7 +76,7 @@ export async function webhooksRoutes(app: FastifyInstance, { storage, clock, web
       return reply.redirect(`/console/webhooks/${endpoint.id}`, 303);
     } catch (err) {
       if (!(err instanceof ApiError) || (err.code !== 'invalid_request' && err.code !== 'conflict')) throw err;
-      const endpoints = await workspaceEndpointsWithHealth(db, ws(request));
+      const endpoints = await workspaceEndpoints(db, ws(request));
       return render(
         reply,
         err.status,

@@ -7,7 +7,7 @@ import type { WebhookEventTable } from '../../db/tables/webhook.ts';
 import type { Scope } from '../actor.model.ts';
 import { eventRow, type NewEvent } from './event.model.ts';
 
-/** The outbox's writes (011-webhooks): events, and one delivery an event and enabled endpoint that takes its type. */
+// The outbox's writes (011-webhooks): events, and one delivery an event and enabled endpoint that takes its type.
 
 /** The largest payload sent; a larger event's deliveries fail when they are made. */
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
@@ -37,21 +37,17 @@ const DELIVERIES_OF_ONE = new PreparedQuery<{ id: string }, never>((db, param) =
 );
 
 /** Writes events with their deliveries, in the caller's transaction; answers how many deliveries. */
-export async function insertEvents(
-  tx: Tx,
-  engine: Pick<Engine, 'maxInsertRows'>,
-  events: readonly WebhookEventTable[],
-): Promise<number> {
-  if (events.length === 0) return 0;
-  if (events.length === 1) {
-    await INSERT_EVENT(tx, events[0]!);
-    return Number((await DELIVERIES_OF_ONE.run(tx, { id: events[0]!.id })).numAffectedRows ?? 0n);
+export async function insertEvents(tx: Tx, engine: Pick<Engine, 'maxInsertRows'>, rows: readonly WebhookEventTable[]) {
+  if (rows.length === 0) return 0;
+  if (rows.length === 1) {
+    await INSERT_EVENT(tx, rows[0]!);
+    return Number((await DELIVERIES_OF_ONE.run(tx, { id: rows[0]!.id })).numAffectedRows ?? 0n);
   }
-  await insertMany(tx, engine, 'webhook_events', [...events]);
+  await insertMany(tx, engine, 'webhook_events', [...rows]);
   let deliveries = 0;
   const perStatement = engine.maxInsertRows(1);
-  for (let i = 0; i < events.length; i += perStatement) {
-    const ids = events.slice(i, i + perStatement).map((e) => e.id);
+  for (let i = 0; i < rows.length; i += perStatement) {
+    const ids = rows.slice(i, i + perStatement).map((e) => e.id);
     const chunk = sql`(select * from webhook_events where id in (${sql.join(ids)}))`;
     deliveries += Number((await deliveriesOf(chunk).execute(tx)).numAffectedRows ?? 0n);
   }
@@ -82,9 +78,6 @@ export async function recordEvents(
   scope: Scope,
   events: readonly NewEvent[],
 ): Promise<number> {
-  return insertEvents(
-    tx,
-    engine,
-    events.map((event) => eventRow(scope, event)),
-  );
+  const rows = events.map((event) => eventRow(scope, event));
+  return insertEvents(tx, engine, rows);
 }

@@ -4,6 +4,4 @@ import { EventEmitter } from 'node:events';
 export const outbox = new EventEmitter<{ written: [] }>();
 
 /** Called once the write that made deliveries is durable. */
-export function outboxWritten(): void {
-  outbox.emit('written');
-}
+export const outboxWritten = () => outbox.emit('written');

@@ -3,10 +3,13 @@ import { PreparedQuery } from '../../db/prepared.ts';
 import type { Queryable, Tx } from '../../db/schema.ts';
 import type { WebhookEndpointTable } from '../../db/tables/webhook.ts';
 
-/** Webhook endpoints (011-webhooks): every query names its workspace (CONVENTIONS 4). */
+// Webhook endpoints (011-webhooks): every query names its workspace (CONVENTIONS 4).
 
 /** An endpoint as the queries on it name it: its workspace and its id. */
 export type EndpointKey = Pick<WebhookEndpointTable, 'workspace_id' | 'id'>;
+
+const updateOne = (tx: Tx, { workspace_id, id }: EndpointKey) =>
+  tx.updateTable('webhook_endpoints').where('workspace_id', '=', workspace_id).where('id', '=', id);
 
 export async function insertEndpoint(tx: Tx, row: Insertable<WebhookEndpointTable>): Promise<void> {
   await tx.insertInto('webhook_endpoints').values(row).execute();
@@ -23,27 +26,14 @@ export async function listEndpoints(db: Queryable, workspaceId: string): Promise
 }
 
 /** One endpoint by id; `workspaceId` null only for the operator's CLI, which names endpoints by id alone. */
-export async function findEndpoint(
-  db: Queryable,
-  workspaceId: string | null,
-  id: string,
-): Promise<WebhookEndpointTable | undefined> {
+export async function findEndpoint(db: Queryable, workspaceId: string | null, id: string) {
   let query = db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id);
   if (workspaceId !== null) query = query.where('workspace_id', '=', workspaceId);
   return query.executeTakeFirst();
 }
 
-export async function updateEndpoint(
-  tx: Tx,
-  endpoint: EndpointKey,
-  set: Updateable<WebhookEndpointTable>,
-): Promise<void> {
-  await tx
-    .updateTable('webhook_endpoints')
-    .set(set)
-    .where('workspace_id', '=', endpoint.workspace_id)
-    .where('id', '=', endpoint.id)
-    .execute();
+export async function updateEndpoint(tx: Tx, endpoint: EndpointKey, set: Updateable<WebhookEndpointTable>) {
+  await updateOne(tx, endpoint).set(set).execute();
 }
 
 /** Removes the endpoint with its deliveries (events stay for other endpoints; orphans go with retention). */
@@ -56,7 +46,7 @@ export async function deleteEndpoint(tx: Tx, { workspace_id, id }: EndpointKey):
     .execute();
 }
 
-/** After an attempt: a success ends a run of failures (and re-arms its warning), a failure starts one (if none is running). */
+/** After an attempt: a success ends a run of failures (and re-arms its warning); a failure starts one if none runs. */
 // Every attempt asks one of the two: compiled once (db/prepared.ts). Shape: `ok` or `failed`.
 const NOTE_ATTEMPT = new PreparedQuery<{ workspaceId: string; id: string; now: number }, never>((db, param, shape) => {
   const query = db
@@ -81,34 +71,19 @@ export async function disableIfFailingSince(
   before: number,
   reason: string,
   now: number,
-): Promise<boolean> {
-  const result = await tx
-    .updateTable('webhook_endpoints')
+) {
+  const result = await updateOne(tx, endpoint)
     .set({ status: 'disabled', disabled_reason: reason, updated_at: now })
-    .where('workspace_id', '=', endpoint.workspace_id)
-    .where('id', '=', endpoint.id)
     .where('status', '=', 'enabled')
     .where('failing_since', '<=', before)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
-/**
- * Marks the warning of a run of failures as sent when the run began at `before` or earlier,
- * the endpoint is still enabled and it was not warned yet, so the warning goes out once a
- * run; answers when that run began, or null when there is nothing to warn of.
- */
-export async function warnIfFailingSince(
-  tx: Tx,
-  endpoint: EndpointKey,
-  before: number,
-  now: number,
-): Promise<number | null> {
-  const row = await tx
-    .updateTable('webhook_endpoints')
+/** Marks an enabled endpoint's run of failures since `before` or earlier warned, once a run; answers when it began. */
+export async function warnIfFailingSince(tx: Tx, endpoint: EndpointKey, before: number, now: number) {
+  const row = await updateOne(tx, endpoint)
     .set({ failing_warned_at: now })
-    .where('workspace_id', '=', endpoint.workspace_id)
-    .where('id', '=', endpoint.id)
     .where('status', '=', 'enabled')
     .where('failing_since', '<=', before)
     .where('failing_warned_at', 'is', null)

@@ -3,11 +3,13 @@ import { RECORD_KINDS } from '../../import/record-kinds.ts';
 import { Customer, DeletedCustomer } from '../customers/customer.schema.ts';
 import { IdOf, Instant } from '../wire.schema.ts';
 
-/**
- * Every webhook event payload the API sends (DECISIONS "Webhooks") as TypeBox schemas, for the
- * OpenAPI document's `webhooks` section, from which venue-api-client's event types are generated.
- */
+// Every webhook event payload the API sends (DECISIONS "Webhooks") as TypeBox schemas, for the OpenAPI document's
+// `webhooks` section, from which venue-api-client's event types are generated.
+
 function EventOf(type: string, object: TSchema, previous?: TObject) {
+  const before = "The changed top-level fields' values before the change.";
+  // The changed fields only, each in the record's own shape.
+  const changed = previous && { previous_attributes: Type.Partial(previous, { description: before }) };
   return Type.Object(
     {
       id: { ...IdOf('whe'), description: 'The event id; also the `webhook-id` header, the same on every attempt.' },
@@ -15,18 +17,7 @@ function EventOf(type: string, object: TSchema, previous?: TObject) {
       type: Type.Literal(type, { description: 'What happened.' }),
       created_at: { ...Instant, description: 'When the change was made; receivers order events by it.' },
       livemode: Type.Boolean({ description: 'true for a live change, false for a test one.' }),
-      data: Type.Object(
-        {
-          object,
-          // The changed fields only, each in the record's own shape.
-          ...(previous && {
-            previous_attributes: Type.Partial(previous, {
-              description: "The changed top-level fields' values before the change.",
-            }),
-          }),
-        },
-        { description: 'The record after the change.' },
-      ),
+      data: Type.Object({ object, ...changed }, { description: 'The record after the change.' }),
     },
     { title: eventName(type), description: `The \`${type}\` event.` },
   );

@@ -5,7 +5,7 @@ import type { Queryable, Tx } from '../../db/schema.ts';
 import type { WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../../db/tables/webhook.ts';
 import type { EndpointKey } from './webhook-endpoint.repo.ts';
 
-/** The outbox (011-webhooks): events, one delivery per event and endpoint, claimed under a lease by the worker. */
+// The outbox (011-webhooks): events, one delivery per event and endpoint, claimed under a lease by the worker.
 
 /** A delivery the worker claimed, with what one attempt needs: its event's payload, its endpoint's URL and secrets. */
 export type ClaimedDelivery = WebhookDeliveryTable &
@@ -21,11 +21,9 @@ interface ClaimRoom {
 }
 
 /**
- * Due deliveries (pending, of an enabled endpoint, held by no live lease), oldest first,
- * leased to `leaseUntil`: no more of one endpoint or one workspace than its share, so one
- * workspace's dead receivers never hold every slot. Rows are picked with Engine.claimRows,
- * so two processes never take the same one; those looked at and not taken stay due.
- * `exhausted`: nothing due was left behind.
+ * Due deliveries (pending, of an enabled endpoint, held by no live lease), oldest first, leased to `leaseUntil`: no
+ * more of one endpoint or one workspace than its share, so one workspace's dead receivers never hold every slot.
+ * Engine.claimRows picks them, so two processes never take the same row. `exhausted`: nothing due was left behind.
  */
 export async function claimDue(
   tx: Tx,
@@ -116,11 +114,7 @@ export async function recordOutcome(tx: Tx, id: string, leaseUntil: number, outc
 }
 
 /** An endpoint's most recent deliveries, newest first, with their event's type. */
-export async function recentDeliveries(
-  db: Queryable,
-  endpoint: EndpointKey,
-  limit: number,
-): Promise<(WebhookDeliveryTable & { type: string })[]> {
+export async function recentDeliveries(db: Queryable, endpoint: EndpointKey, limit: number) {
   return db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
@@ -135,10 +129,7 @@ export async function recentDeliveries(
 }
 
 /** How many deliveries an endpoint has, and how many of them still wait to be sent. */
-export async function deliveryCounts(
-  db: Queryable,
-  endpoint: EndpointKey,
-): Promise<{ deliveries: number; pending: number }> {
+export async function deliveryCounts(db: Queryable, endpoint: EndpointKey) {
   const row = await db
     .selectFrom('webhook_deliveries')
     .select((eb) => [
@@ -166,9 +157,8 @@ export async function requeueDelivery(tx: Tx, endpoint: EndpointKey, eventId: st
 }
 
 /**
- * Makes every failed delivery of the endpoint made at or after `since` due again now; answers
- * how many. Not those failed when made, never attempted (an event over the size limit): no
- * attempt could send them, and their failures would count against a receiver that works.
+ * Makes the endpoint's failed deliveries made at or after `since` due again now; answers how many. Not one never
+ * attempted (an event over the size limit): no attempt could send it, and its failure would count against the receiver.
  */
 export async function requeueFailedSince(tx: Tx, endpoint: EndpointKey, since: number, now: number): Promise<number> {
   const result = await dueAgainNow(tx, endpoint, now)

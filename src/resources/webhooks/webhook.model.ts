@@ -1,14 +1,12 @@
 import type { WebhookDeliveryTable, WebhookEndpointTable } from '../../db/tables/webhook.ts';
 import { toInstant } from '../../lib/time.ts';
 
-/**
- * Webhook endpoints and deliveries as the CLI and the console show them (DECISIONS
- * "Webhooks"). The secret is never part of either: it is shown once, when made or rotated.
- */
+// Webhook endpoints and deliveries as the CLI and the console show them (DECISIONS "Webhooks").
+// The secret is never part of either: it is shown once, when made or rotated.
 
 export type WebhookEndpoint = ReturnType<typeof toEndpoint>;
 export type WebhookDelivery = ReturnType<typeof toDelivery>;
-export type EndpointHealth = ReturnType<typeof toEndpointHealth>;
+export type EndpointHealth = ReturnType<typeof withHealth>['health'];
 
 export function toEndpoint(row: WebhookEndpointTable) {
   return {
@@ -24,17 +22,11 @@ export function toEndpoint(row: WebhookEndpointTable) {
   };
 }
 
-/**
- * How an endpoint is doing, for the console's pages: since when its every delivery has
- * failed, whether its key managers were warned, why it was disabled. Not part of the
- * endpoint's shape, which the CLI prints as DECISIONS fixes it.
- */
-export function toEndpointHealth(row: WebhookEndpointTable) {
-  return {
-    failingSince: row.failing_since,
-    warnedAt: row.failing_warned_at,
-    disabledReason: row.status === 'disabled' ? row.disabled_reason : null,
-  };
+/** The endpoint with how it is doing, for the console; apart, as the CLI prints the endpoint as DECISIONS fixes it. */
+export function withHealth(row: WebhookEndpointTable) {
+  const disabledReason = row.status === 'disabled' ? row.disabled_reason : null;
+  const health = { failingSince: row.failing_since, warnedAt: row.failing_warned_at, disabledReason };
+  return { endpoint: toEndpoint(row), health };
 }
 
 export function toDelivery(row: WebhookDeliveryTable & { type: string }) {

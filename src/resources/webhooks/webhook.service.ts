@@ -21,23 +21,13 @@ import { insertEventFor } from '../webhook-events/event.repo.ts';
 import { outboxWritten } from '../webhook-events/outbox-signal.ts';
 import { deliveryCounts, recentDeliveries, requeueDelivery, requeueFailedSince } from './webhook-outbox.repo.ts';
 import { EVENT_TYPES } from './webhook-event.schema.ts';
-import {
-  type EndpointHealth,
-  toDelivery,
-  toEndpoint,
-  toEndpointHealth,
-  type WebhookDelivery,
-  type WebhookEndpoint,
-} from './webhook.model.ts';
+import { toDelivery, toEndpoint, type WebhookDelivery, type WebhookEndpoint, withHealth } from './webhook.model.ts';
 
-/**
- * Webhook endpoints (DECISIONS "Webhooks"): made and managed by the console's key managers
- * and by the operator's CLI, which name an endpoint by its id alone (`workspaceId` null).
- */
+// Webhook endpoints (DECISIONS "Webhooks"): made and managed by the console's key managers and by
+// the operator's CLI, which names an endpoint by its id alone (`workspaceId` null).
 
 /** At most this many endpoints a workspace (DECISIONS "Webhooks"). */
 const MAX_ENDPOINTS = 16;
-
 /** A rotated secret keeps signing beside the new one this long. */
 const ROTATED_SECRET_MS = 24 * 3_600_000;
 
@@ -62,7 +52,7 @@ interface CreateEndpointInput {
   by?: AuditActor;
 }
 
-/** The audit entry of a change to an endpoint, in its transaction, when an actor is named (docs/console.md "Audit log"). */
+/** An endpoint change's audit entry, in its transaction, when an actor is named (docs/console.md "Audit log"). */
 async function audit(
   tx: Tx,
   by: AuditActor | undefined,
@@ -108,22 +98,16 @@ export async function checkWebhookUrl(raw: string, policy: WebhookPolicy): Promi
   const why = literal === null ? null : refusedAddress(literal);
   if (why) throw badUrl(`${literal} is not a public address (${why})`, 'not a public address');
   if (policy.allowPrivate || literal !== null) return url.toString();
-  const host = url.hostname;
-  const addresses = await (policy.resolve ?? resolveAll)(host).catch(() => null);
-  if (addresses === null) throw badUrl(`the host ${host} does not resolve`, 'host does not resolve');
+  const addresses = await (policy.resolve ?? resolveAll)(url.hostname).catch(() => null);
+  if (addresses === null) throw badUrl(`the host ${url.hostname} does not resolve`, 'host does not resolve');
   // The answer never names what the name resolved to: that would tell anyone who can make
   // an endpoint the addresses of the API's own network.
   if (addresses.some((address) => refusedAddress(address) !== null))
-    throw badUrl(`the host ${host} resolves to a private address`, 'resolves to a private address');
+    throw badUrl(`the host ${url.hostname} resolves to a private address`, 'resolves to a private address');
   return url.toString();
 }
 
-export async function createEndpoint(
-  store: Writer,
-  clock: Clock,
-  policy: WebhookPolicy,
-  input: CreateEndpointInput,
-): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+export async function createEndpoint(store: Writer, clock: Clock, policy: WebhookPolicy, input: CreateEndpointInput) {
   const events = parseEventTypes(input.events);
   if (typeof events === 'string') throw invalid(events, [{ field: 'events', message: events }]);
   const url = await checkWebhookUrl(input.url, policy);
@@ -148,17 +132,22 @@ export async function createEndpoint(
     updated_at: now,
   };
   await store.write(async (tx) => {
-    if ((await listEndpoints(tx, input.workspaceId)).length >= MAX_ENDPOINTS) {
+    if ((await listEndpoints(tx, input.workspaceId)).length >= MAX_ENDPOINTS)
       throw conflict(`A workspace has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`);
-    }
     await insertEndpoint(tx, row);
     await audit(tx, input.by, row, now, 'webhook.created', { url, mode: input.mode, events });
   });
   return { endpoint: toEndpoint(row), secret };
 }
 
-export async function workspaceEndpoints(db: Db, workspaceId: string): Promise<WebhookEndpoint[]> {
-  return (await listEndpoints(db, workspaceId)).map(toEndpoint);
+/** The workspace's endpoints, newest first, each with how it is doing (the CLI lists the endpoints alone). */
+export async function workspaceEndpoints(db: Db, workspaceId: string) {
+  return (await listEndpoints(db, workspaceId)).map(withHealth);
+}
+
+/** One endpoint with how it is doing (the console's page of it). */
+export async function endpointWithHealth(db: Db, workspaceId: string | null, id: string) {
+  return withHealth(await existing(db, workspaceId, id));
 }
 
 async function existing(db: Db, workspaceId: string | null, id: string) {
@@ -191,33 +180,8 @@ export async function setEndpointStatus(
   return toEndpoint({ ...row, ...set });
 }
 
-/** The workspace's endpoints with how each is doing (the console's list). */
-export async function workspaceEndpointsWithHealth(
-  db: Db,
-  workspaceId: string,
-): Promise<{ endpoint: WebhookEndpoint; health: EndpointHealth }[]> {
-  return (await listEndpoints(db, workspaceId)).map((row) => ({
-    endpoint: toEndpoint(row),
-    health: toEndpointHealth(row),
-  }));
-}
-
-/** One endpoint with how it is doing (the console's page of it). */
-export async function endpointWithHealth(
-  db: Db,
-  workspaceId: string | null,
-  id: string,
-): Promise<{ endpoint: WebhookEndpoint; health: EndpointHealth }> {
-  const row = await existing(db, workspaceId, id);
-  return { endpoint: toEndpoint(row), health: toEndpointHealth(row) };
-}
-
 /** What deleting an endpoint takes with it: its deliveries, those still waiting never sent. */
-export async function endpointDeletion(
-  db: Db,
-  workspaceId: string | null,
-  id: string,
-): Promise<{ endpoint: WebhookEndpoint; deliveries: number; pending: number }> {
+export async function endpointDeletion(db: Db, workspaceId: string | null, id: string) {
   const row = await existing(db, workspaceId, id);
   return { endpoint: toEndpoint(row), ...(await deliveryCounts(db, row)) };
 }
@@ -280,11 +244,7 @@ export async function resendDelivery(
   outboxWritten();
 }
 
-/**
- * "Resend failed deliveries since": every `failed` delivery of the endpoint made at or after
- * `since` is due again now, in one transaction with its audit entry (one entry for the
- * action, however many it resent); answers how many.
- */
+/** "Resend failed deliveries since": one audit entry for the action, however many it resent; answers how many. */
 export async function resendFailedSince(
   store: Writer,
   clock: Clock,
@@ -305,12 +265,7 @@ export async function resendFailedSince(
 }
 
 /** "Send test event": a `webhook.test` event to this endpoint alone. */
-export async function sendTestEvent(
-  store: Writer,
-  clock: Clock,
-  workspaceId: string | null,
-  id: string,
-): Promise<void> {
+export async function sendTestEvent(store: Writer, clock: Clock, workspaceId: string | null, id: string) {
   const row = await existing(store.db, workspaceId, id);
   if (row.status !== 'enabled') throw conflict('The endpoint is disabled; enable it to send it events.');
   const at = clock();
