@@ -8,6 +8,16 @@ import { keysPage } from '../views/keys.view.ts';
 import { keyRequestsPage, requestPage } from '../views/requests.view.ts';
 
 const PAGE = 50;
+
+/** The request or key, or null when there is none to show; anything else (the database down) is thrown. */
+async function unlessNotFound<T>(lookup: Promise<T>): Promise<T | null> {
+  try {
+    return await lookup;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'not_found') return null;
+    throw err;
+  }
+}
 const text = (query: unknown, name: string, max = 64) => {
   const v = (query as Record<string, unknown>)[name];
   return typeof v === 'string' ? v.trim().slice(0, max) : '';
@@ -27,7 +37,7 @@ export async function requestsRoutes(app: FastifyInstance, { storage, clock }: C
     };
     const ctx = pageContext(request, reply);
     if (filters.id) {
-      const found = await getRequest(db, filters.id, workspaceId).catch(() => null);
+      const found = await unlessNotFound(getRequest(db, filters.id, workspaceId));
       if (found?.key === key.id) return reply.redirect(`/console/requests/${found.id}`, 303);
       const error = `No request ${filters.id} of this key in the log.`;
       return render(reply, 404, keyRequestsPage(ctx, { key, rows: [], filters, older: null, error }));
@@ -57,7 +67,7 @@ export async function requestsRoutes(app: FastifyInstance, { storage, clock }: C
   app.get('/requests', { preHandler: managesKeys }, async (request, reply) => {
     const workspaceId = request.staff!.workspaceId;
     const typed = text(request.query, 'id');
-    const found = typed ? await getRequest(db, typed, workspaceId).catch(() => null) : null;
+    const found = typed ? await unlessNotFound(getRequest(db, typed, workspaceId)) : null;
     if (found) return reply.redirect(`/console/requests/${found.id}`, 303);
     const list = await listWorkspaceKeys(db, workspaceId);
     const error = typed ? `No request ${typed} in this workspace's log.` : 'Give a request id (req_…).';
@@ -71,7 +81,7 @@ export async function requestsRoutes(app: FastifyInstance, { storage, clock }: C
   app.get<{ Params: { id: string } }>('/requests/:id', { preHandler: managesKeys }, async (request, reply) => {
     const workspaceId = request.staff!.workspaceId;
     const found = await getRequest(db, request.params.id, workspaceId);
-    const key = await getWorkspaceKey(db, workspaceId, found.key).catch(() => null);
+    const key = await unlessNotFound(getWorkspaceKey(db, workspaceId, found.key));
     return render(reply, 200, requestPage(pageContext(request, reply), found, key?.name ?? null));
   });
 }
