@@ -40,23 +40,25 @@ export function parseAllowedIps(entries: readonly string[]): string[] {
   return unique;
 }
 
-/** Built once a list: a key's list changes rarely and is read on every request. */
-const lists = new Map<string, BlockList>();
+/** Node's name for the family of an address isIP accepted. */
+const familyOf = (address: string) => (isIP(address) === 6 ? 'ipv6' : 'ipv4');
+
+/**
+ * Built once a list: a key's list is read with the key (its array lives as long as the key
+ * in the key cache) and checked on every request.
+ */
+const lists = new WeakMap<readonly string[], BlockList>();
 
 function blockListOf(allowed: readonly string[]): BlockList {
-  const id = allowed.join(',');
-  let list = lists.get(id);
+  let list = lists.get(allowed);
   if (!list) {
     list = new BlockList();
     for (const entry of allowed) {
       const [address, prefix] = entry.split('/') as [string, string | undefined];
-      const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-      if (prefix === undefined) list.addAddress(address, family);
-      else list.addSubnet(address, Number(prefix), family);
+      if (prefix === undefined) list.addAddress(address, familyOf(address));
+      else list.addSubnet(address, Number(prefix), familyOf(address));
     }
-    // Bounded by the keys there are (25 a workspace); a changed list leaves its old one behind.
-    if (lists.size >= 10_000) lists.clear();
-    lists.set(id, list);
+    lists.set(allowed, list);
   }
   return list;
 }
@@ -65,7 +67,6 @@ function blockListOf(allowed: readonly string[]): BlockList {
 export function addressAllowed(allowed: readonly string[], ip: string): boolean {
   if (allowed.length === 0) return true;
   const address = plainAddress(ip);
-  const family = isIP(address);
-  if (family === 0) return false;
-  return blockListOf(allowed).check(address, family === 6 ? 'ipv6' : 'ipv4');
+  if (isIP(address) === 0) return false;
+  return blockListOf(allowed).check(address, familyOf(address));
 }
