@@ -5,13 +5,12 @@ import type { ApiKey } from '../resources/keys/key.model.ts';
 import { listKeyRecords, type KeyRecord } from '../resources/keys/key.repo.ts';
 import { toKeyObject } from '../resources/keys/key.schema.ts';
 import {
-  changeKeyStatus,
-  createKey,
   DEFAULT_ROLL_OVERLAP_S,
   MAX_ROLL_OVERLAP_S,
   rollKey,
   setKeyAllowedIps,
-} from '../resources/keys/key.service.ts';
+} from '../resources/keys/key-access.service.ts';
+import { changeKeyStatus, createKey } from '../resources/keys/key.service.ts';
 import { getWorkspace } from '../resources/workspaces/workspace.service.ts';
 import { BY_OPTION, commaList, nameEqualsInt, operatorActor, printResult, withStorage } from './run.ts';
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { undoKeyChanges } from '../../src/resources/changes/undo.service.ts';
 import { addressAllowed, parseAllowedIps } from '../../src/resources/keys/allowed-ips.ts';
-import { changeKeyStatus, rollKey, setKeyAllowedIps } from '../../src/resources/keys/key.service.ts';
+import { rollKey, setKeyAllowedIps } from '../../src/resources/keys/key-access.service.ts';
+import { changeKeyStatus } from '../../src/resources/keys/key.service.ts';
 import { makeTestApp, type TestApp, type TestKey } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 

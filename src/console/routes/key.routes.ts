@@ -6,12 +6,8 @@ import { latestUndo, requestUndo, undoJobOf } from '../../resources/changes/undo
 import { personActor } from '../../resources/actor.model.ts';
 import { getCustomer } from '../../resources/customers/customer-read.service.ts';
 import { keyUsage } from '../../resources/keys/key-usage.service.ts';
-import {
-  changeWorkspaceKeyStatus,
-  getWorkspaceKey,
-  rollWorkspaceKey,
-  setWorkspaceKeyAllowedIps,
-} from '../../resources/keys/key.service.ts';
+import { rollWorkspaceKey, setWorkspaceKeyAllowedIps } from '../../resources/keys/key-access.service.ts';
+import { changeWorkspaceKeyStatus, getWorkspaceKey } from '../../resources/keys/key.service.ts';
 import { addressList } from '../key-form.ts';
 import { redirectWithSecret, takeSecret } from '../secret-cookie.ts';
 import type { ConsoleOptions } from '../console-options.ts';
