@@ -46,6 +46,7 @@ function rowOf(request: FastifyRequest, reply: FastifyReply, now: number) {
   const sent = bodies ? keptBody(request.bodyText, key.contactsMasked) : { text: null, truncated: false };
   const answer = bodies ? keptBody(request.answerText, false) : { text: null, truncated: false };
   const version = reply.getHeader('service-version');
+  const durationMs = Math.round(reply.elapsedTime);
   return {
     id: request.id,
     workspace_id: key.workspaceId,
@@ -54,14 +55,14 @@ function rowOf(request: FastifyRequest, reply: FastifyReply, now: number) {
     path: keptPath(request.url, key.contactsMasked).slice(0, 2048),
     status,
     code: status >= 400 ? codeOf(request.answerText) : null,
-    duration_ms: Math.round(reply.elapsedTime),
+    duration_ms: durationMs,
     ip: request.ip,
     user_agent: (request.headers['user-agent'] ?? '').slice(0, 512) || null,
     version: typeof version === 'string' ? version : null,
     request_body: sent.text,
     response_body: answer.text,
     truncated: sent.truncated || answer.truncated ? 1 : 0,
-    created_at: now - Math.round(reply.elapsedTime),
+    created_at: now - durationMs,
   };
 }
 
