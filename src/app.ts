@@ -34,6 +34,7 @@ import { resourceRoutes } from './resources/api.routes.ts';
 import { schemaGate } from './http/schema-gate.ts';
 import { OutageLog } from './lib/outage-log.ts';
 import { RequestLogWriter } from './jobs/request-log-writer.ts';
+import { insertRequestRows } from './resources/request-log/request-log.repo.ts';
 import { requestLogging } from './http/request-log.ts';
 import { KeyCache } from './resources/keys/key.cache.ts';
 
@@ -165,7 +166,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await app.register(activityTracking, { tracker });
   const requestLogDropped = app.metrics.getSingleMetric('venue_api_request_log_rows_dropped_total') as Counter;
   const requestLogSaves = new OutageLog(app.log, 'saving the request log (kept for the next write)');
-  const requestLog = new RequestLogWriter(deps.storage, deps.storage.engine, {
+  const requestLog = new RequestLogWriter((rows) => deps.storage.write((tx) => insertRequestRows(tx, rows)), {
     onError: (err) =>
       unavailableReason(err)
         ? requestLogSaves.failed(err)

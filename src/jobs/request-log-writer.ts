@@ -1,8 +1,5 @@
-import type { Engine } from '../db/dialects/types.ts';
 import type { RequestLogTable } from '../db/tables/activity.ts';
 import { unavailableReason } from '../db/unavailable.ts';
-import type { Writer } from '../db/write.ts';
-import { insertRequestRows } from '../resources/request-log/request-log.repo.ts';
 
 /**
  * The rows waiting while the database cannot take them; past it, new rows are dropped and
@@ -37,9 +34,9 @@ export class RequestLogWriter {
   private readonly batch: number;
   private readonly maxPending: number;
 
+  /** `save` writes one batch in one transaction (insertRequestRows in the app). */
   constructor(
-    private readonly store: Writer,
-    private readonly engine: Pick<Engine, 'maxInsertRows'>,
+    private readonly save: (rows: RequestLogTable[]) => Promise<void>,
     private readonly options: RequestLogWriterOptions = {},
   ) {
     this.flushMs = options.flushMs ?? 250;
@@ -82,7 +79,7 @@ export class RequestLogWriter {
 
   private async write(rows: RequestLogTable[]): Promise<void> {
     try {
-      await this.store.write((tx) => insertRequestRows(tx, this.engine, rows));
+      await this.save(rows);
       this.options.onFlushed?.();
     } catch (err) {
       this.options.onError?.(err);

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestLogTable } from '../../src/db/tables/activity.ts';
 import { DatabaseUnavailable } from '../../src/db/unavailable.ts';
-import type { Writer } from '../../src/db/write.ts';
 import { RequestLogWriter } from '../../src/jobs/request-log-writer.ts';
 
 const row = (i: number): RequestLogTable => ({
@@ -22,30 +21,14 @@ const row = (i: number): RequestLogTable => ({
   created_at: i,
 });
 
-/** A store that records what each write inserted, and fails while `down` says so. */
-function fakeStore(state: { down: false | 'unavailable' | 'refused'; written: string[][] }): Writer {
-  return {
-    db: null as never,
-    async write(fn) {
-      if (state.down === 'unavailable') throw new DatabaseUnavailable('down', 'the database is down');
-      if (state.down === 'refused') throw new Error('constraint failed');
-      const inserted: string[] = [];
-      const tx = {
-        insertInto: () => ({
-          values: (rows: RequestLogTable[]) => {
-            inserted.push(...rows.map((r) => r.id));
-            return { onConflict: () => ({ execute: async () => [] }), execute: async () => [] };
-          },
-        }),
-      };
-      const value = await fn(tx as never);
-      state.written.push(inserted);
-      return value;
-    },
+/** A save that records each batch it wrote, and fails while `down` says so. */
+function fakeSave(state: { down: false | 'unavailable' | 'refused'; written: string[][] }) {
+  return async (rows: RequestLogTable[]): Promise<void> => {
+    if (state.down === 'unavailable') throw new DatabaseUnavailable('down', 'the database is down');
+    if (state.down === 'refused') throw new Error('constraint failed');
+    state.written.push(rows.map((r) => r.id));
   };
 }
-
-const engine = { maxInsertRows: () => 100 };
 
 describe('the request log writer', () => {
   it('keeps rows through an outage, in order, within its bound, and counts what it drops', async () => {
@@ -54,7 +37,7 @@ describe('the request log writer', () => {
       written: [],
     };
     let dropped = 0;
-    const writer = new RequestLogWriter(fakeStore(state), engine, {
+    const writer = new RequestLogWriter(fakeSave(state), {
       maxPending: 5,
       batch: 1_000,
       onDropped: (n) => (dropped += n),
@@ -72,7 +55,7 @@ describe('the request log writer', () => {
     const state: { down: false | 'unavailable' | 'refused'; written: string[][] } = { down: 'refused', written: [] };
     let dropped = 0;
     const errors: unknown[] = [];
-    const writer = new RequestLogWriter(fakeStore(state), engine, {
+    const writer = new RequestLogWriter(fakeSave(state), {
       onDropped: (n) => (dropped += n),
       onError: (err) => errors.push(err),
     });
@@ -88,7 +71,7 @@ describe('the request log writer', () => {
 
   it('writes a batch as soon as it is full, without waiting for the timer', async () => {
     const state: { down: false | 'unavailable' | 'refused'; written: string[][] } = { down: false, written: [] };
-    const writer = new RequestLogWriter(fakeStore(state), engine, { batch: 3, flushMs: 60_000 });
+    const writer = new RequestLogWriter(fakeSave(state), { batch: 3, flushMs: 60_000 });
     for (let i = 0; i < 3; i++) writer.add(row(i));
     await writer.flush();
     expect(state.written[0]).toHaveLength(3);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeRequestLog } from '../../src/jobs/retention.ts';
 import { DAY_MS } from '../../src/lib/time.ts';
+import { insertRequestRows } from '../../src/resources/request-log/request-log.repo.ts';
 import { changeKeyStatus } from '../../src/resources/keys/key.service.ts';
 import { addStaff } from '../../src/resources/workspaces/workspace.service.ts';
 import { cli, failedWith } from '../cli/cli.ts';
@@ -139,6 +140,35 @@ describe.each(ENGINES)('the request log on %s', (engine) => {
     expect(await purgeRequestLog(t.storage, t.clock.fn, 14)).toBe(before.length);
     const left = await t.storage.db.selectFrom('request_log').select('id').execute();
     expect(left.map((r) => r.id)).toEqual([fresh.headers['request-id']]);
+  });
+
+  it('a batch of any size is written whole, every column as given, and a batch written twice adds nothing', async () => {
+    const rows = Array.from({ length: 301 }, (_, i) => ({
+      id: `req_batch${String(i).padStart(17, '0')}`,
+      workspace_id: t.workspaceId,
+      key_id: key.id,
+      method: i % 2 ? 'POST' : 'GET',
+      path: `/customers?n=${i}`,
+      status: 200 + i,
+      code: i % 3 ? null : 'conflict',
+      duration_ms: i,
+      ip: '192.0.2.1',
+      user_agent: i % 5 ? 'agent' : null,
+      version: '2026-01-01',
+      request_body: i % 2 ? `{"n":${i}}` : null,
+      response_body: i % 2 ? '{}' : null,
+      truncated: i % 7 ? 0 : 1,
+      created_at: t.clock.now + i,
+    }));
+    await t.storage.write((tx) => insertRequestRows(tx, rows));
+    await t.storage.write((tx) => insertRequestRows(tx, rows.slice(0, 3)));
+    const read = await t.storage.db
+      .selectFrom('request_log')
+      .selectAll()
+      .where('id', 'like', 'req_batch%')
+      .orderBy('id')
+      .execute();
+    expect(read.map((r) => ({ ...r, created_at: Number(r.created_at) }))).toEqual(rows);
   });
 });
 

@@ -1,17 +1,39 @@
-import type { Engine } from '../../db/dialects/types.ts';
-import { insertMany } from '../../db/insert-many.ts';
+import { PreparedInsertMany } from '../../db/prepared.ts';
 import type { Queryable, Tx } from '../../db/schema.ts';
 import type { RequestLogTable } from '../../db/tables/activity.ts';
 
 /** The request log's writes (batches, request-log-writer.ts), reads (by key, by id) and purge (025-request-log). */
 
-export async function insertRequestRows(
-  tx: Tx,
-  engine: Pick<Engine, 'maxInsertRows'>,
-  rows: RequestLogTable[],
-): Promise<void> {
-  // A request id is unique, but a row written twice (a retried batch whose COMMIT did land) is not an error.
-  await insertMany(tx, engine, 'request_log', rows, { doNothingOnConflict: true });
+// A batch's row count varies, so a plain multi-row INSERT would be compiled and prepared anew
+// for every batch; this one is compiled once per power of two. A request id is unique, but a
+// row written twice (a retried batch whose COMMIT did land) is not an error.
+const INSERT = new PreparedInsertMany<RequestLogTable>(
+  [
+    'id',
+    'workspace_id',
+    'key_id',
+    'method',
+    'path',
+    'status',
+    'code',
+    'duration_ms',
+    'ip',
+    'user_agent',
+    'version',
+    'request_body',
+    'response_body',
+    'truncated',
+    'created_at',
+  ],
+  (db, rows) =>
+    db
+      .insertInto('request_log')
+      .values(rows as unknown as RequestLogTable[])
+      .onConflict((oc) => oc.doNothing()),
+);
+
+export function insertRequestRows(tx: Tx, rows: readonly RequestLogTable[]): Promise<void> {
+  return INSERT.run(tx, rows);
 }
 
 export type StatusClass = '2xx' | '3xx' | '4xx' | '5xx';
