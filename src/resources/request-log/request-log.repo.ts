@@ -4,48 +4,6 @@ import type { RequestLogTable } from '../../db/tables/activity.ts';
 
 /** The request log's writes (batches, request-log-writer.ts), reads (by key, by id) and purge (025-request-log). */
 
-// A batch's row count varies, so a plain multi-row INSERT would be compiled and prepared anew
-// for every batch; this one is compiled once per power of two. A request id is unique, but a
-// row written twice (a retried batch whose COMMIT did land) is not an error.
-const INSERT = new PreparedInsertMany<RequestLogTable>(
-  [
-    'id',
-    'workspace_id',
-    'key_id',
-    'method',
-    'path',
-    'status',
-    'code',
-    'duration_ms',
-    'ip',
-    'user_agent',
-    'version',
-    'request_body',
-    'response_body',
-    'truncated',
-    'created_at',
-  ],
-  (db, rows) =>
-    db
-      .insertInto('request_log')
-      .values(rows as unknown as RequestLogTable[])
-      .onConflict((oc) => oc.doNothing()),
-);
-
-export function insertRequestRows(tx: Tx, rows: readonly RequestLogTable[]): Promise<void> {
-  return INSERT.run(tx, rows);
-}
-
-export type StatusClass = '2xx' | '3xx' | '4xx' | '5xx';
-
-export interface KeyRequestsQuery {
-  status?: StatusClass;
-  method?: string;
-  /** Rows older than this one (the row's created_at and id): the next page. */
-  before?: { createdAt: number; id: string };
-  limit: number;
-}
-
 /** Without bodies: a list shows the rows, a row's page its bodies. */
 export type RequestRowHead = Omit<RequestLogTable, 'request_body' | 'response_body'>;
 
@@ -64,6 +22,30 @@ const HEAD_COLUMNS = [
   'truncated',
   'created_at',
 ] as const;
+
+// A batch's row count varies, so a plain multi-row INSERT would be compiled and prepared anew
+// for every batch; this one is compiled once per power of two. A request id is unique, but a
+// row written twice (a retried batch whose COMMIT did land) is not an error.
+const INSERT = new PreparedInsertMany<RequestLogTable>([...HEAD_COLUMNS, 'request_body', 'response_body'], (db, rows) =>
+  db
+    .insertInto('request_log')
+    .values(rows as unknown as RequestLogTable[])
+    .onConflict((oc) => oc.doNothing()),
+);
+
+export function insertRequestRows(tx: Tx, rows: readonly RequestLogTable[]): Promise<void> {
+  return INSERT.run(tx, rows);
+}
+
+export type StatusClass = '2xx' | '3xx' | '4xx' | '5xx';
+
+export interface KeyRequestsQuery {
+  status?: StatusClass;
+  method?: string;
+  /** Rows older than this one (the row's created_at and id): the next page. */
+  before?: { createdAt: number; id: string };
+  limit: number;
+}
 
 /** A key's requests, newest first (request_log_key). */
 export async function keyRequests(db: Queryable, keyId: string, query: KeyRequestsQuery): Promise<RequestRowHead[]> {
