@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginCallback, LogController } from 'fastify';
 import type { Counter } from 'prom-client';
 import type { Config } from './config.ts';
 import { consolePlugin } from './console/console.plugin.ts';
@@ -26,6 +26,7 @@ import { sharedSerializers } from './http/serializers.ts';
 import { installValidators } from './http/validation.ts';
 import { ActivityTracker } from './jobs/activity-tracker.ts';
 import { systemClock, type Clock } from './lib/time.ts';
+import { traceIds } from './lib/trace.ts';
 import type { LimitStore } from './limits/limit-store.ts';
 import { openLimitStore } from './limits/open-store.ts';
 import { metricsPlugin } from './ops/metrics.ts';
@@ -49,6 +50,8 @@ export interface AppDeps {
   schemaBehind?: () => string | null;
   /** A limit store the caller owns (and closes); without it one is opened from the config. */
   limitStore?: LimitStore;
+  /** The request spans' plugin when tracing is on (src/ops/tracing.ts); every log line then names its span. */
+  tracing?: { plugin: FastifyPluginCallback };
 }
 
 export interface App {
@@ -94,6 +97,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
         ? false
         : {
             level: config.logLevel,
+            ...(deps.tracing ? { mixin: traceIds } : {}),
             ...(typeof deps.logger === 'object' ? deps.logger : {}),
             serializers: {
               req: (req: { method: string; url: string; ip?: string }) => ({
@@ -128,6 +132,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   app.removeContentTypeParser('text/plain');
   installJsonBodyParser(app);
   await registerOpenApi(app, config.baseUrl);
+  // Before every route, which it wraps: a span per request, the rest of the request inside it.
+  if (deps.tracing) await app.register(deps.tracing.plugin);
 
   // First: a request waits here, before any work, while its connection's answers go unread.
   await app.register(backpressure);
@@ -142,6 +148,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     db: deps.storage.db,
     limits: limitStore,
     connections: () => deps.storage.engine.connections(),
+    walBytes: () => deps.storage.engine.walBytes(),
+    backups: config.backups !== null,
   });
   await app.register(refusedAddressGuard, { store: limitStore, clock });
   await app.register(auth, { keys, clock, onRefused: countRefusedKey({ store: limitStore, clock }) });

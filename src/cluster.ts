@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { pino } from 'pino';
 import type { Config } from './config.ts';
 import { missingMigrationsMessage } from './db/migrate.ts';
+import { answerClusterMetrics } from './ops/cluster-metrics.ts';
 
 /** What a start found in the database's schema, for the log (docs/operations.md "Rolling out a new version"). */
 export interface SchemaReport {
@@ -115,6 +116,7 @@ export async function superviseWorkers(config: Config, options: SuperviseOptions
     restarts.add(timer);
   });
 
+  answerClusterMetrics();
   for (let i = 0; i < config.workers; i++) fork();
   log.info({ workers: config.workers }, 'supervising workers');
 }

@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path';
 import type { PostgresOptions } from './db/dialects/postgres.ts';
 
 /**
@@ -98,6 +99,16 @@ export interface Config {
   readonly eventRetentionDays: number;
   /** REQUEST_LOG_DAYS: how long the request log keeps a request (DECISIONS "Request log"). */
   readonly requestLogDays: number;
+  /**
+   * Scheduled SQLite backups (docs/operations.md "Backup and restore"): of the database file
+   * `source`, every BACKUP_INTERVAL_MINUTES (null: none) into BACKUP_DIR, keeping BACKUP_KEEP.
+   */
+  readonly backups: { source: string; intervalMinutes: number; dir: string; keep: number } | null;
+  /**
+   * OpenTelemetry traces (docs/operations.md "Tracing"): on when OTEL_EXPORTER_OTLP_ENDPOINT or
+   * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT names a receiver. The SDK reads its other OTEL_* settings itself.
+   */
+  readonly tracing: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -168,6 +179,26 @@ function migrateMode(raw: string | undefined): 'auto' | 'off' {
   throw new ConfigError(`MIGRATE must be auto or off, got "${raw}"`);
 }
 
+function backups(env: Env, databaseUrl: string): Config['backups'] {
+  const intervalMinutes = int(env, 'BACKUP_INTERVAL_MINUTES', 0, 0, 10_080);
+  if (intervalMinutes === 0) return null;
+  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) {
+    throw new ConfigError(
+      'BACKUP_INTERVAL_MINUTES backs up a SQLite database; on PostgreSQL use pg_dump or base backups (docs/operations.md "Backup and restore")',
+    );
+  }
+  if (databaseUrl === ':memory:' || databaseUrl === 'sqlite::memory:') {
+    throw new ConfigError('BACKUP_INTERVAL_MINUTES needs a database file, not :memory:');
+  }
+  const path = databaseUrl.startsWith('sqlite:') ? databaseUrl.slice('sqlite:'.length) : databaseUrl;
+  return {
+    source: path,
+    intervalMinutes,
+    dir: env.BACKUP_DIR || join(dirname(path), 'backups'),
+    keep: int(env, 'BACKUP_KEEP', 24, 1, 10_000),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -191,6 +222,11 @@ export function loadConfig(env: Env = process.env): Config {
   }
   return Object.freeze({
     databaseUrl,
+    backups: backups(env, databaseUrl),
+    tracing:
+      Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) &&
+      env.OTEL_SDK_DISABLED !== 'true' &&
+      env.OTEL_TRACES_EXPORTER !== 'none',
     redisUrl,
     redisPrefix: env.REDIS_PREFIX || 'venue-api:',
     redisCommandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 500, 10, 60_000),

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
-import type { Counter } from 'prom-client';
+import type { FastifyInstance } from 'fastify';
+import type { Counter, Gauge, Histogram } from 'prom-client';
 import { buildApp } from './app.ts';
 import { logSchema, type SchemaReport, superviseWorkers } from './cluster.ts';
 import { type Config, ConfigError, loadConfig, postgresBounds } from './config.ts';
@@ -14,6 +15,7 @@ import { RetentionJobs } from './jobs/retention.ts';
 import { UndoJobWorker } from './jobs/undo-jobs.ts';
 import { WebhookWorker } from './jobs/webhook-worker.ts';
 import { systemClock } from './lib/time.ts';
+import type { Tracing } from './ops/tracing.ts';
 import { type AppStorage, openAppStorage } from './storage.ts';
 
 export interface ServeOverrides {
@@ -76,8 +78,12 @@ export async function serve(overrides: ServeOverrides = {}): Promise<void> {
     ...(overrides.host === undefined ? {} : { HOST: overrides.host }),
     ...(overrides.workers === undefined ? {} : { WORKERS: String(overrides.workers) }),
   });
+  // First, before the database and Redis drivers load: their instrumentations patch them as
+  // they do. Not in a supervisor, which serves nothing.
+  const supervisor = !cluster.isWorker && config.workers > 1;
+  const tracing = config.tracing && !supervisor ? (await import('./ops/tracing.ts')).startTracing() : null;
   if (cluster.isWorker) {
-    await runServer(config, { kind: 'none' }, null);
+    await runServer(config, { kind: 'none' }, null, tracing);
     return;
   }
   if (config.workers > 1) {
@@ -103,14 +109,42 @@ export async function serve(overrides: ServeOverrides = {}): Promise<void> {
     return;
   }
   const schema = await schemaStep(config);
-  await runServer(config, null, schema);
+  await runServer(config, null, schema, tracing);
+}
+
+/** BACKUP_INTERVAL_MINUTES: the schedule, each outcome counted in /metrics and logged. */
+async function backupSchedule(app: FastifyInstance, settings: NonNullable<Config['backups']>) {
+  // Loaded only when asked for: it brings the SQLite driver, which a PostgreSQL server never loads.
+  const { ScheduledBackups } = await import('./jobs/scheduled-backups.ts');
+  const metric = <T>(name: string) => app.metrics.getSingleMetric(name) as T;
+  const outcomes = metric<Counter<'outcome'>>('venue_api_backups_total');
+  const lastSuccess = metric<Gauge>('venue_api_backup_last_success_timestamp_seconds');
+  const lastSize = metric<Gauge>('venue_api_backup_last_size_bytes');
+  return new ScheduledBackups({
+    ...settings,
+    onBackup: (report) => {
+      outcomes.inc({ outcome: 'ok' });
+      lastSuccess.set(Date.now() / 1000);
+      lastSize.set(report.bytes);
+      app.log.info({ backup: report.file, bytes: report.bytes, seconds: report.seconds }, 'scheduled backup taken');
+    },
+    onFailure: (err) => {
+      outcomes.inc({ outcome: 'failed' });
+      app.log.error({ err }, 'scheduled backup failed; the next is tried at its time');
+    },
+  });
 }
 
 /**
  * Opens storage, builds the app, starts the jobs and listens; closes gracefully on SIGTERM or
  * SIGINT. `demo` null: make the first start's demo here (one process); a worker gets none.
  */
-async function runServer(config: Config, demoDone: DemoOutcome | null, schema: SchemaReport | null): Promise<void> {
+async function runServer(
+  config: Config,
+  demoDone: DemoOutcome | null,
+  schema: SchemaReport | null,
+  tracing: Tracing | null,
+): Promise<void> {
   // Until the app's logger exists, a lost database connection is told on stderr.
   let connectionLost = (err: Error) => console.error(`database connection lost: ${err.message}`);
   const storage = await openServerStorage(config, (err) => connectionLost(err));
@@ -119,7 +153,12 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
   // MIGRATE=off on a schema behind this version: the API answers 503 until `venue-api migrate` ran.
   let missing = schema?.missing ?? [];
   const schemaBehind = () => (missing.length > 0 ? missingMigrationsMessage(missing) : null);
-  const { app, keys } = await buildApp(config, { storage, draining: () => draining, schemaBehind });
+  const { app, keys } = await buildApp(config, {
+    storage,
+    draining: () => draining,
+    schemaBehind,
+    ...(tracing ? { tracing } : {}),
+  });
   const schemaWatch = setInterval(() => {
     if (missing.length === 0) return clearInterval(schemaWatch);
     schemaState(storage.db).then(
@@ -151,6 +190,9 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
   retention.start();
   // DECISIONS "Webhooks": every process delivers; claims keep two from making the same attempt.
   const deliveries = app.metrics.getSingleMetric('venue_api_webhook_deliveries_total') as Counter<'outcome'>;
+  const attemptTimes = app.metrics.getSingleMetric(
+    'venue_api_webhook_attempt_duration_seconds',
+  ) as Histogram<'outcome'>;
   const webhooks = new WebhookWorker({
     store: storage,
     engine: storage.engine,
@@ -159,12 +201,17 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
     allowPrivate: config.webhookAllowPrivate,
     retrySchedule: config.webhookRetrySchedule,
     log: app.log,
-    onOutcome: (outcome) => deliveries.inc({ outcome }),
+    onOutcome: (outcome, seconds) => {
+      deliveries.inc({ outcome });
+      attemptTimes.observe({ outcome }, seconds);
+    },
   });
   webhooks.start();
   // The console's undos: every process runs them; a claim keeps each job to one process.
   const undos = new UndoJobWorker({ store: storage, clock: systemClock, log: app.log });
   undos.start();
+  const backups = config.backups ? await backupSchedule(app, config.backups) : null;
+  backups?.start();
   // Planner statistics drift as tables grow; SQLite in particular then picks wrong indexes.
   const statistics = setInterval(() => {
     storage.engine.refreshStatistics(storage.db).catch((err) => app.log.warn({ err }, 'refreshing statistics failed'));
@@ -186,8 +233,16 @@ async function runServer(config: Config, demoDone: DemoOutcome | null, schema: S
     }
     app.log.info({ signal }, 'closing: finishing in-flight requests');
     clearInterval(statistics);
-    await Promise.all([activityCheck.stop(), retention.stop(), webhooks.stop(), undos.stop(), app.close()]);
+    await Promise.all([
+      activityCheck.stop(),
+      retention.stop(),
+      webhooks.stop(),
+      undos.stop(),
+      backups?.stop(),
+      app.close(),
+    ]);
     await storage.close();
+    await tracing?.shutdown();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { activityCheckCommand } from './activity-check.ts';
-import { backupCommand } from './backup.ts';
+import { backupCommand, restoreCommand } from './backup.ts';
 import { copyCommand } from './copy.ts';
 import { exportCommand } from './export.ts';
 import { importCommand } from './import.ts';
@@ -35,6 +35,7 @@ const COMMAND_GROUPS: Array<() => Command> = [
   mcpCommand,
   copyCommand,
   backupCommand,
+  restoreCommand,
   exportCommand,
   webhooksCommand,
   requestsCommand,

@@ -1,5 +1,6 @@
 import { runActivityCheck, type ActivityCheckDeps, type ActivityCheckResult } from './activity-check.ts';
 import { HOUR_MS } from './activity.repo.ts';
+import { inSpan } from '../lib/trace.ts';
 
 export interface ScheduleOptions {
   /** Called first: writes this process's buffered activity (the tracker's flush). */
@@ -39,7 +40,7 @@ export class HourlyActivityCheck {
 
   private schedule(delay: number): void {
     this.timer = setTimeout(() => {
-      this.running = this.tick().then((ran) => {
+      this.running = inSpan('job activity-check', {}, () => this.tick()).then((ran) => {
         if (!this.timer) return;
         const now = this.deps.clock();
         const nextHour = Math.floor(now / HOUR_MS) * HOUR_MS + HOUR_MS + this.graceMs - now;

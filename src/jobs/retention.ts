@@ -1,6 +1,7 @@
 import type { Engine } from '../db/dialects/types.ts';
 import type { Writer } from '../db/write.ts';
 import { DAY_MS, type Clock } from '../lib/time.ts';
+import { inSpan } from '../lib/trace.ts';
 import { deleteAuditBefore } from '../resources/audit/audit.repo.ts';
 import { deleteChangesBefore } from '../resources/changes/change-log.repo.ts';
 import { deleteEventsBefore } from '../resources/webhook-events/event-feed.repo.ts';
@@ -99,9 +100,9 @@ export class RetentionJobs {
 
   private every(interval: number, lock: string, purge: (store: Writer, clock: Clock) => Promise<number>): void {
     const run = () => {
-      this.running = this.deps.engine
-        .withJobLock(this.deps.store.db, lock, () => purge(this.deps.store, this.deps.clock))
-        .catch((err) => this.deps.log?.error({ err }, `${lock} failed; retried at the next run`));
+      this.running = inSpan(`job ${lock}`, {}, () =>
+        this.deps.engine.withJobLock(this.deps.store.db, lock, () => purge(this.deps.store, this.deps.clock)),
+      ).catch((err) => this.deps.log?.error({ err }, `${lock} failed; retried at the next run`));
     };
     // A first run a minute after start catches up on time the service was down.
     this.timers.push(setTimeout(run, 60_000).unref(), setInterval(run, interval).unref());

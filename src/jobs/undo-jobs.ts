@@ -1,5 +1,6 @@
 import { randomBase62 } from '../lib/ids.ts';
 import { OutageLog } from '../lib/outage-log.ts';
+import { inSpan } from '../lib/trace.ts';
 import type { Clock } from '../lib/time.ts';
 import { personActor } from '../resources/actor.model.ts';
 import { nextCustomersToUndo } from '../resources/changes/undo.repo.ts';
@@ -99,7 +100,7 @@ export class UndoJobWorker {
         claimUndoJob(tx, this.deps.store.engine, now, claim, now + this.lease()),
       );
       if (!job) return;
-      await this.run(job, claim);
+      await inSpan('job undo', { attributes: { 'undo.job': job.id } }, () => this.run(job, claim));
     }
   }
 

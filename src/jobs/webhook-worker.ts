@@ -19,6 +19,8 @@ import type { MailSettings } from './mailer.ts';
 import { emailKeyManagers } from './pause-email.ts';
 import { type FailingEndpoint, failingEndpointEmail } from './webhook-emails.ts';
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, postWebhook } from './webhook-sender.ts';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { inSpan, traceHeaders } from '../lib/trace.ts';
 
 // The webhook worker (DECISIONS "Webhooks"), one a process: it polls the outbox, claims due deliveries under a lease,
 // sends each and records its outcome while the lease holds. An endpoint whose every attempt failed for a day gets its
@@ -35,7 +37,8 @@ export interface WebhookWorkerDeps {
   retrySchedule: readonly number[];
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
   /** Each attempt's outcome once recorded, for /metrics. */
-  onOutcome?: (outcome: 'delivered' | 'retrying' | 'failed') => void;
+  /** Each recorded attempt: its outcome and how long the receiver took to answer (or to fail), in seconds. */
+  onOutcome?: (outcome: 'delivered' | 'retrying' | 'failed', seconds: number) => void;
   /** The attempt itself (tests replace it). */
   send?: typeof postWebhook;
   pollMs?: number;
@@ -154,7 +157,21 @@ export class WebhookWorker {
   }
 
   private async attempt(claimed: ClaimedDelivery, lease: number): Promise<void> {
-    const result = await this.send(claimed);
+    const started = performance.now();
+    // A child of the request that made the event (its traceparent is stored with it); the
+    // receiver gets this attempt's traceparent.
+    const attributes = { 'webhook.delivery': claimed.id, 'webhook.attempt': claimed.attempts + 1 };
+    const result = await inSpan(
+      'webhook attempt',
+      { kind: SpanKind.CLIENT, traceParent: claimed.trace_parent, attributes },
+      async (span) => {
+        const sent = await this.send(claimed);
+        if (sent.status !== null) span.setAttribute('http.response.status_code', sent.status);
+        if (!sent.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: sent.error ?? `answered ${sent.status}` });
+        return sent;
+      },
+    );
+    const seconds = (performance.now() - started) / 1000;
     const at = this.deps.clock();
     const outcome = outcomeOf(this.deps.retrySchedule, claimed.attempts + 1, result, at);
     try {
@@ -163,7 +180,7 @@ export class WebhookWorker {
         return { recorded, failing: recorded ? await noteHealth(tx, claimed, result.ok, at) : null };
       });
       if (!recorded) return;
-      this.deps.onOutcome?.(outcome.status === 'pending' ? 'retrying' : outcome.status);
+      this.deps.onOutcome?.(outcome.status === 'pending' ? 'retrying' : outcome.status, seconds);
       if (failing) await this.tell(claimed, failing);
     } catch (err) {
       // The lease runs out and the delivery is attempted again: at least once, as promised.
@@ -197,6 +214,7 @@ export class WebhookWorker {
       'webhook-timestamp': String(timestamp.getTime() / 1000),
       'webhook-signature': secrets.map((s) => new Webhook(s).sign(id, timestamp, body)).join(' '),
       'content-type': 'application/json',
+      ...traceHeaders(),
     };
     const post = this.deps.send ?? postWebhook;
     try {

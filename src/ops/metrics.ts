@@ -6,6 +6,7 @@ import type { LimitEvents } from '../limits/limit-store.ts';
 import { countPausedKeys } from '../resources/keys/key.repo.ts';
 import { queueState } from '../resources/webhooks/webhook-outbox.repo.ts';
 import { COMMIT, VERSION } from './build-info.ts';
+import { metricsText, workerLabel } from './cluster-metrics.ts';
 
 /** What the build was made from: the package version and the commit (scripts/bundle.mjs). */
 const BUILD = { version: VERSION, commit: COMMIT };
@@ -26,35 +27,77 @@ export interface MetricsOptions {
   db: Db;
   /** The pool's clients, when the engine has a pool (Engine.connections). */
   connections?: () => { inUse: number; idle: number; waiting: number } | null;
+  /** SQLite's write-ahead log size (Engine.walBytes). */
+  walBytes?: () => number | null;
+  /** Scheduled backups are on: their counts are exported (src/jobs/scheduled-backups.ts). */
+  backups?: boolean;
   limits?: LimitSignals | undefined;
 }
 
 /**
  * Prometheus metrics of one process (docs/operations.md), in a registry of its own so
- * several apps in one process (the tests) never share counters.
+ * several apps in one process (the tests) never share counters. Under `--workers N` the
+ * supervisor sums the workers' counters and histograms (cluster-metrics.ts); what belongs to
+ * one process carries its `worker` label, and what is read from the database is taken once.
  */
-function createMetrics({ db, limits, connections }: MetricsOptions): Registry {
+function createMetrics({ db, limits, connections, walBytes, backups }: MetricsOptions): Registry {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const worker = workerLabel();
+  const own = worker ? (['worker'] as const) : [];
+  collectDefaultMetrics({ register: registry, ...(worker ? { labels: worker } : {}) });
+  // prom-client names these gauges `_total`, which promtool rejects as a counter's suffix; each
+  // is the sum of its unsuffixed gauge by type (nodejs_active_handles…), which stays.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+    registry.removeSingleMetric(name);
+  }
   new Gauge({
     name: 'venue_api_build_info',
     help: 'Always 1: the version and commit of the build that serves, as labels.',
     labelNames: ['version', 'commit'],
     registers: [registry],
+    aggregator: 'first',
   }).set(BUILD, 1);
   if (connections?.() != null) {
     new Gauge({
       name: 'venue_api_db_pool_connections',
       help: "The PostgreSQL pool's connections: in use by a request or a job, idle, and requests waiting for one.",
-      labelNames: ['state'],
+      labelNames: ['state', ...own],
       registers: [registry],
       collect() {
         const now = connections();
         if (!now) return;
-        this.set({ state: 'in_use' }, now.inUse);
-        this.set({ state: 'idle' }, now.idle);
-        this.set({ state: 'waiting' }, now.waiting);
+        this.set({ ...worker, state: 'in_use' }, now.inUse);
+        this.set({ ...worker, state: 'idle' }, now.idle);
+        this.set({ ...worker, state: 'waiting' }, now.waiting);
       },
+    });
+  }
+  if (walBytes?.() != null) {
+    new Gauge({
+      name: 'venue_api_sqlite_wal_bytes',
+      help: "The SQLite database's write-ahead log, in bytes: it grows while a checkpoint cannot copy it back (a long read, a backup).",
+      registers: [registry],
+      collect() {
+        this.set(walBytes() ?? 0);
+      },
+    });
+  }
+  if (backups) {
+    new Counter({
+      name: 'venue_api_backups_total',
+      help: 'Scheduled backups by outcome: ok (copied and checked) or failed.',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+    new Gauge({
+      name: 'venue_api_backup_last_success_timestamp_seconds',
+      help: 'When the last scheduled backup that passed its check ended (Unix time; 0 until one has).',
+      registers: [registry],
+    });
+    new Gauge({
+      name: 'venue_api_backup_last_size_bytes',
+      help: 'The size of the last scheduled backup that passed its check, in bytes.',
+      registers: [registry],
     });
   }
   new Counter({
@@ -74,6 +117,7 @@ function createMetrics({ db, limits, connections }: MetricsOptions): Registry {
     name: 'venue_api_keys_paused',
     help: 'API keys paused right now, in every workspace (read from the database at scrape).',
     registers: [registry],
+    aggregator: 'first',
     async collect() {
       try {
         this.set(await countPausedKeys(db));
@@ -88,10 +132,18 @@ function createMetrics({ db, limits, connections }: MetricsOptions): Registry {
     labelNames: ['outcome'],
     registers: [registry],
   });
+  new Histogram({
+    name: 'venue_api_webhook_attempt_duration_seconds',
+    help: 'Webhook delivery attempts made by this process: from the request sent to the answer read, or to the failure, by outcome.',
+    labelNames: ['outcome'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
   new Gauge({
     name: 'venue_api_webhook_queue_depth',
     help: 'Webhook deliveries pending, and events waiting for theirs to be made, in every workspace (read from the database at scrape).',
     registers: [registry],
+    aggregator: 'first',
     async collect() {
       try {
         this.set((await webhookBacklog(db)).depth);
@@ -104,6 +156,7 @@ function createMetrics({ db, limits, connections }: MetricsOptions): Registry {
     name: 'venue_api_webhook_oldest_undelivered_seconds',
     help: 'Age of the oldest event with a delivery still pending, in seconds (0 when none is).',
     registers: [registry],
+    aggregator: 'first',
     async collect() {
       try {
         const { oldest } = await webhookBacklog(db);
@@ -138,9 +191,10 @@ function createMetrics({ db, limits, connections }: MetricsOptions): Registry {
     new Gauge({
       name: 'venue_api_limit_store_degraded',
       help: '1 while this process counts limits on its own because the shared store is unreachable.',
+      labelNames: own,
       registers: [registry],
       collect() {
-        this.set(limits.degraded ? 1 : 0);
+        this.set({ ...worker }, limits.degraded ? 1 : 0);
       },
     });
     limits.events.on('rate_limited', (limit) => refused.inc({ limit }));
@@ -154,6 +208,8 @@ function createMetrics({ db, limits, connections }: MetricsOptions): Registry {
 declare module 'fastify' {
   interface FastifyInstance {
     metrics: Registry;
+    /** What /metrics answers: this registry's text, or under `--workers N` every worker's. */
+    metricsText: () => Promise<string>;
   }
 }
 
@@ -163,6 +219,7 @@ export const metricsPlugin = fp(async (app: FastifyInstance, options: MetricsOpt
   const requests = registry.getSingleMetric('venue_api_http_requests_total') as Counter<'method' | 'route' | 'status'>;
   const latency = registry.getSingleMetric('venue_api_http_request_duration_seconds') as Histogram<'method' | 'route'>;
   app.decorate('metrics', registry);
+  app.decorate('metricsText', metricsText(registry));
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     requests.inc({ method: request.method, route, status: String(reply.statusCode) });

@@ -110,7 +110,9 @@ export async function opsRoutes(app: FastifyInstance, options: OpsOptions) {
         headers: { 'WWW-Authenticate': 'Bearer' },
       });
     }
-    const text = await app.metrics.metrics();
+    const text = await app.metricsText().catch((err: Error) => {
+      throw new ApiError('service_unavailable', `${err.message}; try again.`, { headers: { 'Retry-After': '1' } });
+    });
     return reply.type(app.metrics.contentType).send(text);
   });
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCliProcess, startServer, type ServerProcess } from '../helpers/server-process.ts';
+import { cliJson, runCliProcess, startServer, type ServerProcess } from '../helpers/server-process.ts';
 import { PG_SERVER } from '../helpers/storage.ts';
 
 /** `venue-api backup FILE [--json]` (DECISIONS "Operator CLI"): SQLite's online backup while the server writes. */
@@ -13,11 +13,8 @@ const ROOMY = ['requests_per_minute', 'requests_per_day', 'writes_per_minute', '
   `${name}=100000000`,
 ]);
 
-const run = async (env: Record<string, string>, ...args: string[]) => {
-  const res = await runCliProcess(args, env, 120_000);
-  if (res.code !== 0) throw new Error(`venue-api ${args.join(' ')} failed (${res.code}):\n${res.stdout}${res.stderr}`);
-  return JSON.parse(res.stdout);
-};
+/** `venue-api …` with its own `--json` among the arguments. */
+const run = (env: Record<string, string>, ...args: string[]) => cliJson(env, ...args.filter((a) => a !== '--json'));
 
 interface Ack {
   id: string;
@@ -29,6 +26,7 @@ describe('venue-api backup', () => {
   const dir = mkdtempSync(join(tmpdir(), 'venue-backup-'));
   const url = join(dir, 'venue.sqlite');
   let server: ServerProcess | undefined;
+  let key: { id: string; secret: string };
   afterAll(async () => {
     await server?.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -46,7 +44,7 @@ describe('venue-api backup', () => {
       'requests_per_minute=100000000',
       '--json',
     );
-    const key = await run(
+    key = await run(
       env,
       'keys',
       'create',
@@ -149,5 +147,49 @@ describe('venue-api backup', () => {
     expect(onPg.code).toBe(1);
     expect(onPg.stderr).toMatch(/pg_dump/);
     expect(existsSync(join(dir, 'pg.sqlite'))).toBe(false);
+  });
+
+  it('restores a checked backup to a new path, where a server serves the same key', async () => {
+    const file = join(dir, 'to-restore.sqlite');
+    await run({ DATABASE_URL: url }, 'backup', file, '--json');
+    const to = join(dir, 'restored', 'venue.sqlite');
+    expect(await run({}, 'restore', file, '--to', to, '--json')).toEqual({ restored: to });
+    const restored = await startServer({ DATABASE_URL: to });
+    try {
+      const res = await fetch(`${restored.url}/key`, { headers: { authorization: `Bearer ${key.secret}` } });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { id: string }).id).toBe(key.id);
+    } finally {
+      await restored.stop();
+    }
+    const human = await runCliProcess(['restore', file, '--to', join(dir, 'again.sqlite')], {});
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/passed SQLite's integrity check and its schema is at \d{3}-/);
+  }, 60_000);
+
+  it('refuses a path that exists or has a WAL left, a file that is no venue-api backup, and PostgreSQL', async () => {
+    const file = join(dir, 'to-restore.sqlite');
+    const refused = async (args: string[], reason: RegExp) => {
+      const res = await runCliProcess(['restore', ...args, '--json'], {});
+      expect(res.code, res.stdout).toBe(1);
+      expect(JSON.parse(res.stdout).error.message).toMatch(reason);
+    };
+    await refused([file, '--to', url], /exists: move it away/);
+    const walLeft = join(dir, 'wal-left.sqlite');
+    writeFileSync(`${walLeft}-wal`, '');
+    await refused([file, '--to', walLeft], /wal-left\.sqlite-wal is left from another database/);
+    const garbage = join(dir, 'garbage.sqlite');
+    writeFileSync(garbage, 'not a database at all, only words'.repeat(200));
+    await refused([garbage, '--to', join(dir, 'from-garbage.sqlite')], /not a readable SQLite database/);
+    const other = join(dir, 'other.sqlite');
+    const db = new SQLite(other);
+    db.exec('create table notes (body text)');
+    db.close();
+    await refused([other, '--to', join(dir, 'from-other.sqlite')], /not a venue-api one/);
+    await refused([join(dir, 'absent.sqlite'), '--to', join(dir, 'from-absent.sqlite')], /there is no backup/);
+    await refused([file, '--to', `${PG_SERVER}/postgres`], /pg_restore/);
+    for (const name of ['from-garbage', 'from-other', 'from-absent', 'wal-left']) {
+      expect(existsSync(join(dir, `${name}.sqlite`))).toBe(false);
+    }
   });
 });

@@ -101,3 +101,10 @@ export function runCliProcess(
     });
   });
 }
+
+/** `venue-api … --json` that must succeed: its JSON answer (a failure throws with what it printed). */
+export async function cliJson(env: Record<string, string>, ...args: string[]): Promise<any> {
+  const res = await runCliProcess([...args, '--json'], env, 120_000);
+  if (res.code !== 0) throw new Error(`venue-api ${args.join(' ')} failed (${res.code}):\n${res.stdout}${res.stderr}`);
+  return JSON.parse(res.stdout);
+}

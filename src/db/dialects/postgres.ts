@@ -197,6 +197,7 @@ export function createPostgresEngine(url: string, options: PostgresOptions = {})
   return {
     name: 'postgres',
     insertsInWith: true,
+    walBytes: () => null,
     connections: () => ({
       inUse: pool.totalCount - pool.idleCount,
       idle: pool.idleCount,

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql, type SqliteDatabase } from 'kysely';
@@ -80,6 +80,14 @@ export function createSqliteEngine(url: string, options: SqliteOptions = {}): En
     name: 'sqlite',
     insertsInWith: false,
     connections: () => null,
+    walBytes: () => {
+      if (path === ':memory:') return null;
+      try {
+        return statSync(`${path}-wal`).size;
+      } catch {
+        return 0; // no WAL file: nothing written since the last connection closed
+      }
+    },
     dialect: new GroupCommitDialect(driver),
     durable: () => driver.durable(),
     // One process serves a SQLite file, so the job always runs here.

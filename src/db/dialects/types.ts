@@ -24,6 +24,8 @@ export interface Engine {
   readonly insertsInWith: boolean;
   /** The connection pool's clients (PostgreSQL, pg.Pool's own counts) for /metrics; SQLite has one connection and none. */
   connections(): { inUse: number; idle: number; waiting: number } | null;
+  /** SQLite: the size of the database's write-ahead log now (bytes); null on PostgreSQL and in memory. */
+  walBytes(): number | null;
   /** Rows a multi-row INSERT may carry, given its column count (bound-parameter limits). */
   maxInsertRows(columns: number): number;
   /**

@@ -21,6 +21,7 @@ import * as eventFeed from './022-event-feed.ts';
 import * as webhookWarning from './023-webhook-warning.ts';
 import * as keyRollAndAddresses from './024-key-roll-and-addresses.ts';
 import * as requestLog from './025-request-log.ts';
+import * as eventTraceParent from './026-event-trace-parent.ts';
 
 /** Migrations are listed here (not read from disk) so they run the same under tsx and tests. */
 export const migrations: Record<string, Migration> = {
@@ -46,6 +47,7 @@ export const migrations: Record<string, Migration> = {
   '023-webhook-warning': webhookWarning,
   '024-key-roll-and-addresses': keyRollAndAddresses,
   '025-request-log': requestLog,
+  '026-event-trace-parent': eventTraceParent,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -31,6 +31,8 @@ export interface WebhookEventTable {
   type: string;
   payload: string;
   created_at: number;
+  /** The W3C traceparent of the request that made it, while tracing is on: its deliveries join that trace. */
+  trace_parent?: string | null;
 }
 
 /** One event to one endpoint: its attempts so far and the next (011-webhooks). */

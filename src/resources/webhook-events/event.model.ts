@@ -1,5 +1,6 @@
 import type { WebhookEventTable } from '../../db/tables/webhook.ts';
 import { newId } from '../../lib/ids.ts';
+import { currentTraceParent } from '../../lib/trace.ts';
 import { toInstant } from '../../lib/time.ts';
 import type { Scope } from '../actor.model.ts';
 
@@ -30,6 +31,7 @@ export function eventRow(scope: Scope, event: NewEvent): WebhookEventTable {
   const object = event.objectJson !== undefined ? event.objectJson : JSON.stringify(event.object);
   const previous = event.previous === undefined ? '' : `,"previous_attributes":${JSON.stringify(event.previous)}`;
   const payload = `${JSON.stringify(envelope).slice(0, -1)},"data":{"object":${object}${previous}}}`;
+  const traceParent = currentTraceParent();
   return {
     id,
     workspace_id: scope.workspaceId,
@@ -37,5 +39,7 @@ export function eventRow(scope: Scope, event: NewEvent): WebhookEventTable {
     type: event.type,
     payload,
     created_at: event.at,
+    // Only while tracing: the row, and the statement that inserts it, are otherwise as they were.
+    ...(traceParent === undefined ? {} : { trace_parent: traceParent }),
   };
 }

@@ -9,7 +9,7 @@ import type { EndpointKey } from './webhook-endpoint.repo.ts';
 
 /** A delivery the worker claimed, with what one attempt needs: its event's payload, its endpoint's URL and secrets. */
 export type ClaimedDelivery = WebhookDeliveryTable &
-  Pick<WebhookEventTable, 'payload'> &
+  Pick<WebhookEventTable, 'payload' | 'trace_parent'> &
   Pick<WebhookEndpointTable, 'url' | 'secret' | 'previous_secret' | 'previous_secret_expires_at' | 'contacts_masked'>;
 
 /** How many a claim may take, the most one endpoint and one workspace may have, and what the process holds already. */
@@ -77,7 +77,7 @@ export async function claimDue(
     .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
     .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
     .selectAll('d')
-    .select('e.payload')
+    .select(['e.payload', 'e.trace_parent'])
     .select(['w.url', 'w.contacts_masked', 'w.secret', 'w.previous_secret', 'w.previous_secret_expires_at'])
     .where('d.id', 'in', ids)
     .orderBy('d.next_attempt_at')
