@@ -48,7 +48,9 @@ describe('the documents', () => {
   });
 
   it('every kept bench run is a dated document of its engine, as the bench prints it', () => {
-    const runs = filesUnder('bench/results', ['.json']).filter((run) => !run.startsWith('bench/results/ab/'));
+    const runs = filesUnder('bench/results', ['.json']).filter(
+      (run) => !run.startsWith('bench/results/ab/') && !run.startsWith('bench/results/compare/'),
+    );
     expect(runs.length).toBeGreaterThan(0);
     for (const run of runs) {
       const engine = /^bench\/results\/\d{4}-\d{2}-\d{2}-(sqlite|postgres)\.json$/.exec(run)?.[1];
@@ -66,6 +68,19 @@ describe('the documents', () => {
       const doc = JSON.parse(read(run));
       expect([doc.tool, doc.engine], run).toEqual(['bench/ab.ts', engine]);
       for (const m of doc.measurements) expect(Object.keys(doc.variants), run).toContain(m.variant);
+    }
+  });
+
+  it('every kept comparison of official runs is a dated document of its engine, each run as the bench printed it', () => {
+    for (const run of filesUnder('bench/results/compare', ['.json'])) {
+      const engine = /^bench\/results\/compare\/\d{4}-\d{2}-\d{2}-[a-z0-9-]+-(sqlite|postgres)\.json$/.exec(run)?.[1];
+      expect(engine, run).toBeDefined();
+      const doc = JSON.parse(read(run));
+      expect([doc.tool, doc.engine], run).toEqual(['bench/run.ts', engine]);
+      expect(Object.keys(doc.runs).sort(), run).toEqual(Object.keys(doc.builds).sort());
+      for (const runs of Object.values(doc.runs) as { engine: string; scenarios: unknown[] }[][]) {
+        for (const one of runs) expect(one.engine, run).toBe(engine);
+      }
     }
   });
 
