@@ -34,7 +34,8 @@ describe('the container image', { timeout: 1_500_000 }, () => {
   let mounted: string | null = null;
   afterAll(async () => {
     if (mounted) await sh(`podman image unmount ${IMAGE} || true`);
-    await sh(`podman rmi -f ${IMAGE} ${BASE} >/dev/null 2>&1 || true`);
+    // The build stage's image is left untagged (dangling) by every build: pruned with them.
+    await sh(`podman rmi -f ${IMAGE} ${BASE} >/dev/null 2>&1 || true; podman image prune -f >/dev/null 2>&1 || true`);
     rmSync(dir, { recursive: true, force: true });
   });
 
