@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { loadConfig } from '../src/config.ts';
 import { isPostgresUrl, migrate, openStorage } from '../src/db/index.ts';
-import { sqlitePath } from '../src/db/dialects/sqlite.ts';
+import { sqlitePath } from '../src/db/database-url.ts';
 import { createKey } from '../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../src/resources/workspaces/workspace.service.ts';
 import { seedWorkspace, type SeedCounts } from '../src/seed/seed.service.ts';

@@ -1,4 +1,5 @@
 import { dirname, join } from 'node:path';
+import { isPostgresUrl, sqlitePath } from './db/database-url.ts';
 import type { PostgresOptions } from './db/dialects/postgres.ts';
 
 /**
@@ -182,15 +183,13 @@ function migrateMode(raw: string | undefined): 'auto' | 'off' {
 function backups(env: Env, databaseUrl: string): Config['backups'] {
   const intervalMinutes = int(env, 'BACKUP_INTERVAL_MINUTES', 0, 0, 10_080);
   if (intervalMinutes === 0) return null;
-  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) {
+  if (isPostgresUrl(databaseUrl)) {
     throw new ConfigError(
       'BACKUP_INTERVAL_MINUTES backs up a SQLite database; on PostgreSQL use pg_dump or base backups (docs/operations.md "Backup and restore")',
     );
   }
-  if (databaseUrl === ':memory:' || databaseUrl === 'sqlite::memory:') {
-    throw new ConfigError('BACKUP_INTERVAL_MINUTES needs a database file, not :memory:');
-  }
-  const path = databaseUrl.startsWith('sqlite:') ? databaseUrl.slice('sqlite:'.length) : databaseUrl;
+  const path = sqlitePath(databaseUrl);
+  if (path === ':memory:') throw new ConfigError('BACKUP_INTERVAL_MINUTES needs a database file, not :memory:');
   return {
     source: path,
     intervalMinutes,
@@ -208,7 +207,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('TLS_CERT and TLS_KEY must be set together');
   }
   const databaseUrl = env.DATABASE_URL || './data/venue.sqlite';
-  if (/^[a-z]+:\/\//i.test(databaseUrl) && !/^postgres(ql)?:\/\//i.test(databaseUrl)) {
+  if (/^[a-z]+:\/\//i.test(databaseUrl) && !isPostgresUrl(databaseUrl)) {
     throw new ConfigError(`DATABASE_URL must be a SQLite path, sqlite:PATH or postgres://…, got "${databaseUrl}"`);
   }
   const redisUrl = env.REDIS_URL || null;

@@ -1,7 +1,7 @@
 import cliProgress from 'cli-progress';
 import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config.ts';
-import { isPostgresUrl } from '../db/index.ts';
+import { isPostgresUrl, sqlitePath } from '../db/database-url.ts';
 import { invalid } from '../errors.ts';
 import { printResult } from './run.ts';
 
@@ -40,7 +40,6 @@ export function backupCommand(): Command {
         );
       }
       const { backupSqlite, BackupRefused } = await import('../db/backup.ts');
-      const { sqlitePath } = await import('../db/dialects/sqlite.ts');
       const bar = progressBar(!opts.json && process.stderr.isTTY === true);
       const report = await backupSqlite(sqlitePath(config.databaseUrl), file, { onProgress: bar.update })
         .catch((err: unknown) => {
@@ -66,7 +65,6 @@ export function restoreCommand(): Command {
     .action(async (file: string, opts: { to: string; json?: boolean }) => {
       const { restoreSqlite } = await import('../db/restore.ts');
       const { BackupRefused } = await import('../db/backup.ts');
-      const { sqlitePath } = await import('../db/dialects/sqlite.ts');
       if (isPostgresUrl(opts.to)) {
         throw invalid(
           'restore puts back a SQLite backup; on PostgreSQL use pg_restore (docs/operations.md "Backup and restore")',

@@ -1,4 +1,6 @@
 import { Kysely, sql } from 'kysely';
+import { isPostgresUrl } from './database-url.ts';
+export { isPostgresUrl };
 import type { PostgresOptions } from './dialects/postgres.ts';
 import type { Engine } from './dialects/types.ts';
 import { migrateToLatest } from './migrate.ts';
@@ -12,10 +14,6 @@ export interface Storage extends Writer {
   writeHealth(): WriteHealth;
   /** Commits what is open and closes; rejects when that last COMMIT fails. */
   close(): Promise<void>;
-}
-
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(url);
 }
 
 export interface StorageOptions {

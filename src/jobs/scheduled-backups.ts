@@ -63,13 +63,12 @@ export class ScheduledBackups {
 
   private schedule(delay: number): void {
     this.timer = setTimeout(() => {
-      this.running = this.runOnce().then(
-        () => undefined,
-        () => undefined,
-      );
-      void this.running.then(() => {
-        if (this.timer) this.schedule(this.intervalMs);
-      });
+      // A failure was reported by runOnce; the next backup is tried at its time all the same.
+      this.running = this.runOnce()
+        .catch(() => undefined)
+        .then(() => {
+          if (this.timer) this.schedule(this.intervalMs);
+        });
     }, delay).unref();
   }
 

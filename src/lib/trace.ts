@@ -15,18 +15,16 @@ import {
  */
 const tracer = trace.getTracer('venue-api');
 
-/** The active trace as a W3C traceparent, for work done later elsewhere (an event's deliveries); undefined when none. */
-export function currentTraceParent(): string | undefined {
-  const carrier: { traceparent?: string } = {};
-  propagation.inject(context.active(), carrier);
-  return carrier.traceparent;
-}
-
 /** The headers that carry the active span's trace to another service; empty when none. */
 export function traceHeaders(): Record<string, string> {
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
   return carrier;
+}
+
+/** The active trace as a W3C traceparent, for work done later elsewhere (an event's deliveries); undefined when none. */
+export function currentTraceParent(): string | undefined {
+  return traceHeaders().traceparent;
 }
 
 /** The active span's ids, for each log line made inside it (pino's mixin). */

@@ -3,12 +3,8 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql, type SqliteDatabase } from 'kysely';
 import { GroupCommitDialect, GroupCommitDriver } from './sqlite-group-commit.ts';
+import { sqlitePath } from '../database-url.ts';
 import type { Engine } from './types.ts';
-
-/** `./data/venue.sqlite`, `sqlite:PATH`, or `:memory:`. */
-export function sqlitePath(url: string): string {
-  return url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
-}
 
 /**
  * Kysely prepares every query anew, a cost worth saving on every request (ARCHITECTURE.md,
