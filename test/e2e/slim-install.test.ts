@@ -55,6 +55,8 @@ describe('a slim install (npm ci, then npm prune --omit=dev)', { timeout: 900_00
     expect(existsSync(join(dir, 'node_modules', '@scalar', 'api-reference'))).toBe(false);
     const size = execFileSync('du', ['-sm', join(dir, 'node_modules')], { encoding: 'utf8' }).split('\t')[0];
     console.log(`slim install: node_modules ${size} MB after npm prune --omit=dev`);
+    // Only what the bundle loads from node_modules is left (test/architecture/dependencies.test.ts).
+    expect(Number(size)).toBeLessThan(150);
 
     // npx links the package into its own cache and runs its `prepare` there, which after the
     // prune must keep dist/ rather than build (scripts/prepare.mjs).
