@@ -12,7 +12,8 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
 /**
  * `node --import tsx bench/ab.ts A B … [--scenarios get_one,create] [--rounds 5]`: builds compared
  * in turns on one SQLite file, for a change whose effect is smaller than the machine's noise.
- * A and B are bundles copied aside (`cp -r dist/bundle dist/ab/A` after each build). Each
+ * A and B are bundles copied aside (`cp -r dist/bundle dist/ab/A` after each build), each
+ * optionally with settings of its own (`A:OTEL_EXPORTER_OTLP_ENDPOINT=http://…,K=V`). Each
  * round starts every bundle in turn on the same file, warms it up, then loads it for
  * AB_SECONDS and reads the server's CPU time (user + system, every thread) from
  * /proc/<pid>/stat: CPU per request holds steadier than requests a second on a shared
@@ -191,7 +192,13 @@ async function measure(variant: string, round: number, { secret, ids, workspaceI
   const profile = process.env.AB_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.AB_CPU_PROF, `${variant}-${round}`)}`]
     : [];
-  const { child } = await startUntilReady([...profile, join('dist/ab', variant, 'server.js')], env);
+  // `BUNDLE:K=V,K=V`: the bundle run with settings of its own (tracing on, say).
+  const [bundle, settings = ''] = variant.split(':', 2) as [string, string?];
+  for (const setting of settings.split(',').filter(Boolean)) {
+    const at = setting.indexOf('=');
+    Object.assign(env, { [setting.slice(0, at)]: setting.slice(at + 1) });
+  }
+  const { child } = await startUntilReady([...profile, join('dist/ab', bundle, 'server.js')], env);
   const out: Measure[] = [];
   try {
     const headers = { authorization: `Bearer ${secret}`, 'service-version': '2026-10-08' };
@@ -240,7 +247,8 @@ async function main() {
         await pgAdmin(PG_SERVER, `create database ${PG_RUN} template ${PG_BASE}`);
       } else {
         for (const f of [`${DB}-wal`, `${DB}-shm`]) rmSync(f, { force: true });
-        copyFileSync(existsSync(`${DB}.${variant}.template`) ? `${DB}.${variant}.template` : template, DB);
+        const own = `${DB}.${variant.split(':')[0]}.template`;
+        copyFileSync(existsSync(own) ? own : template, DB);
       }
       all.push(...(await measure(variant, round, seeded)));
     }

@@ -47,6 +47,11 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * (`cpu_us_per_request`, user + system from /proc over the measured seconds), which counts the
  * delivery worker's work that the rate alone hides.
  *
+ * `--tracing RATIO`: the API runs with tracing on (docs/operations.md "Tracing"), exporting
+ * over OTLP/HTTP to a local collector that counts what it receives (bench/otlp-sink.mjs),
+ * sampling RATIO of the traces (`parentbased_traceidratio`); the document's `tracing` gives
+ * the ratio and the exports and spans received.
+ *
  * `--workers N` (PostgreSQL): then the same API scenarios against `venue-api serve --workers N`
  * (one primary, N serving processes on one port), reported under `workers` beside the one
  * process's figures, after the one process has stopped.
@@ -75,6 +80,9 @@ if (WORKERS > 1 && DATABASE !== 'postgres' && !process.env.BENCH_DATABASE_URL?.s
   throw new Error('--workers N needs --database postgres: SQLite has one writer (serve refuses several workers)');
 }
 const WEBHOOK = process.argv.includes('--webhook');
+const TRACING = process.argv.includes('--tracing') ? Number(process.argv[process.argv.indexOf('--tracing') + 1]) : null;
+if (TRACING !== null && !(TRACING >= 0 && TRACING <= 1))
+  throw new Error('--tracing RATIO: a sampling ratio from 0 to 1');
 const PG_SERVER = process.env.BENCH_PG_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
 const JSON_OUT = process.argv.includes('--json');
 const CUSTOMERS = Number(process.env.BENCH_CUSTOMERS ?? (QUICK ? 100_000 : 1_000_000));
@@ -366,6 +374,18 @@ async function main() {
     if (!redis) apiEnv.REDIS_URL = '';
     // The local receiver is plain http on loopback; without an endpoint these settings do nothing.
     if (WEBHOOK) Object.assign(apiEnv, { WEBHOOK_ALLOW_HTTP: 'on', WEBHOOK_ALLOW_PRIVATE: 'on' });
+    // Tracing on, as an operator turns it on: the standard variables, a collector on loopback.
+    let sink: Child | undefined;
+    if (TRACING !== null) {
+      sink = await startChild(['bench/otlp-sink.mjs'], {}, /listening at (http:\/\/\S+)/);
+      children.push(sink);
+      Object.assign(apiEnv, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+        OTEL_SERVICE_NAME: 'venue-api-bench',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: String(TRACING),
+      });
+    }
     const starts: number[] = [];
     let api: Child | undefined;
     for (let i = 0; i < COLD_STARTS; i++) {
@@ -610,9 +630,13 @@ async function main() {
         );
       }
     }
+    const tracing = sink
+      ? { ratio: TRACING, ...((await (await fetch(`${sink.url}/stats`)).json()) as { exports: number; spans: number }) }
+      : undefined;
     const doc = {
       engine,
       ...(engine === 'postgres' ? { pool_size: poolSize, redis } : {}),
+      ...(tracing ? { tracing } : {}),
       customers: counts.customers,
       connections: CONNECTIONS,
       scenarios: scenarios.map((s) => ({
