@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UndoJobWorker } from '../../src/jobs/undo-jobs.ts';
 import { newId } from '../../src/lib/ids.ts';
-import { addStaff } from '../../src/resources/workspaces/workspace.service.ts';
 import { makeTestApp, type TestApp, type TestKey } from '../helpers/app.ts';
+import { addOwner, OWNER_EMAIL, OWNER_PASSWORD } from '../helpers/staff.ts';
 import { ENGINES } from '../helpers/storage.ts';
 import { createCustomer, get, patch } from '../helpers/writes.ts';
 import { ConsoleClient, textOf } from './client.ts';
@@ -16,15 +16,9 @@ describe.each(ENGINES)('console keys on %s', (engine) => {
 
   beforeAll(async () => {
     t = await makeTestApp(engine);
-    await addStaff(t.storage, t.clock.fn, {
-      workspaceId: t.workspaceId,
-      email: 'owner@example.com',
-      name: 'Olive Owner',
-      role: 'owner',
-      password: 'right password',
-    });
+    await addOwner(t.storage, t.clock.fn, t.workspaceId);
     owner = new ConsoleClient(t.app);
-    await owner.signIn('owner@example.com', 'right password');
+    await owner.signIn(OWNER_EMAIL, OWNER_PASSWORD);
   });
   afterAll(async () => t?.close());
 

@@ -9,7 +9,7 @@ import { createKey } from '../../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
 import { seedHours } from '../jobs/activity-fixtures.ts';
 import { startServer, type ServerProcess } from '../helpers/server-process.ts';
-import { addStaffWithHash, cheapPasswordHash } from '../helpers/staff.ts';
+import { addOwner, OWNER_EMAIL, OWNER_PASSWORD } from '../helpers/staff.ts';
 import { freshStorage, type TestStorage } from '../helpers/storage.ts';
 
 /**
@@ -49,13 +49,7 @@ describe('a key’s page in Chromium', { timeout: 90_000 }, () => {
     const eightDaysAgo = () => now - 8 * DAY_MS;
     const ws = await createWorkspace(storage, systemClock, { name: 'Chart Venues' });
     workspaceId = ws.id;
-    await addStaffWithHash(storage, systemClock, {
-      workspaceId: ws.id,
-      email: 'owner@example.com',
-      name: 'Olive Owner',
-      role: 'owner',
-      hash: cheapPasswordHash('right password'),
-    });
+    await addOwner(storage, systemClock, ws.id);
     // A live key a week old with a steady 100 requests an hour, then 1,500 in the last hour.
     const burst = await createKey(storage, eightDaysAgo, {
       workspaceId: ws.id,
@@ -99,7 +93,7 @@ describe('a key’s page in Chromium', { timeout: 90_000 }, () => {
     });
     expect(changed.status).toBe(200);
 
-    ({ browser, page } = await signedInPage(server.url, 'owner@example.com', 'right password', cspErrors));
+    ({ browser, page } = await signedInPage(server.url, OWNER_EMAIL, OWNER_PASSWORD, cspErrors));
   }, 90_000);
 
   afterAll(async () => {

@@ -5,7 +5,7 @@ import { createKey } from '../../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
 import { checkPage, signedInPage } from '../helpers/browser.ts';
 import { startServer, type ServerProcess } from '../helpers/server-process.ts';
-import { addStaffWithHash, cheapPasswordHash } from '../helpers/staff.ts';
+import { addOwner, OWNER_EMAIL, OWNER_PASSWORD } from '../helpers/staff.ts';
 import { freshStorage, type TestStorage } from '../helpers/storage.ts';
 
 /**
@@ -26,13 +26,7 @@ describe('the request log and key rolling in Chromium', { timeout: 90_000 }, () 
   beforeAll(async () => {
     storage = await freshStorage('sqlite');
     const ws = await createWorkspace(storage, systemClock, { name: 'Logged Venues' });
-    await addStaffWithHash(storage, systemClock, {
-      workspaceId: ws.id,
-      email: 'owner@example.com',
-      name: 'Olive Owner',
-      role: 'owner',
-      hash: cheapPasswordHash('right password'),
-    });
+    await addOwner(storage, systemClock, ws.id);
     const made = await createKey(storage, systemClock, {
       workspaceId: ws.id,
       name: 'Masked sync',
@@ -55,7 +49,7 @@ describe('the request log and key rolling in Chromium', { timeout: 90_000 }, () 
     });
     expect(res.status).toBe(400);
     requestId = res.headers.get('request-id')!;
-    ({ browser, page } = await signedInPage(server.url, 'owner@example.com', 'right password', cspErrors));
+    ({ browser, page } = await signedInPage(server.url, OWNER_EMAIL, OWNER_PASSWORD, cspErrors));
   }, 90_000);
 
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPage, signIn } from '../helpers/browser.ts';
 import { systemClock } from '../../src/lib/time.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
-import { addStaffWithHash, cheapPasswordHash } from '../helpers/staff.ts';
+import { addOwner, OWNER_EMAIL, OWNER_PASSWORD } from '../helpers/staff.ts';
 import { startServer, type ServerProcess } from '../helpers/server-process.ts';
 import { freshStorage, type TestStorage } from '../helpers/storage.ts';
 
@@ -50,13 +50,7 @@ describe('staff and audit pages in Chromium', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     storage = await freshStorage('sqlite');
     const ws = await createWorkspace(storage, systemClock, { name: 'Browser Team' });
-    await addStaffWithHash(storage, systemClock, {
-      workspaceId: ws.id,
-      email: 'owner@example.com',
-      name: 'Olive Owner',
-      role: 'owner',
-      hash: cheapPasswordHash('right password'),
-    });
+    await addOwner(storage, systemClock, ws.id);
     server = await startServer({ DATABASE_URL: storage.url, DEMO: 'off' });
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
     ownerContext = await browser.newContext();
@@ -64,7 +58,7 @@ describe('staff and audit pages in Chromium', { timeout: 120_000 }, () => {
     ownerContext.setDefaultTimeout(30_000);
     owner = await ownerContext.newPage();
     watch(owner);
-    await signIn(owner, server.url, 'owner@example.com', 'right password');
+    await signIn(owner, server.url, OWNER_EMAIL, OWNER_PASSWORD);
     await owner.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
   }, 60_000);
 

@@ -7,7 +7,7 @@ import { checkPage, signedInPage } from '../helpers/browser.ts';
 import { systemClock } from '../../src/lib/time.ts';
 import { createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
 import { startServer, type ServerProcess } from '../helpers/server-process.ts';
-import { addStaffWithHash, cheapPasswordHash } from '../helpers/staff.ts';
+import { addOwner, OWNER_EMAIL, OWNER_PASSWORD } from '../helpers/staff.ts';
 import { freshStorage, type TestStorage } from '../helpers/storage.ts';
 
 /**
@@ -50,20 +50,14 @@ describe('webhook pages in Chromium', { timeout: 90_000 }, () => {
 
     storage = await freshStorage('sqlite');
     const ws = await createWorkspace(storage, systemClock, { name: 'Hook Venues' });
-    await addStaffWithHash(storage, systemClock, {
-      workspaceId: ws.id,
-      email: 'owner@example.com',
-      name: 'Olive Owner',
-      role: 'owner',
-      hash: cheapPasswordHash('right password'),
-    });
+    await addOwner(storage, systemClock, ws.id);
     server = await startServer({
       DATABASE_URL: storage.url,
       DEMO: 'off',
       WEBHOOK_ALLOW_HTTP: 'on',
       WEBHOOK_ALLOW_PRIVATE: 'on',
     });
-    ({ browser, page } = await signedInPage(server.url, 'owner@example.com', 'right password', cspErrors));
+    ({ browser, page } = await signedInPage(server.url, OWNER_EMAIL, OWNER_PASSWORD, cspErrors));
   }, 90_000);
 
   afterAll(async () => {

@@ -32,3 +32,21 @@ export async function addStaffWithHash(
   await store.write((tx) => setPasswordHash(tx, staff.id, hash, clock()));
   return staff;
 }
+
+/**
+ * The owner most console tests sign in as: one email and password here rather than in each
+ * file. Tests about who signs in (other roles, a lock-out, a hash to upgrade) make their own.
+ */
+export const OWNER_EMAIL = 'owner@example.com';
+export const OWNER_PASSWORD = 'right password';
+
+/** Adds that owner to the workspace, with a cheap hash of OWNER_PASSWORD (see cheapPasswordHash). */
+export function addOwner(store: Writer, clock: Clock, workspaceId: string): Promise<StaffMember> {
+  return addStaffWithHash(store, clock, {
+    workspaceId,
+    email: OWNER_EMAIL,
+    name: 'Olive Owner',
+    role: 'owner',
+    hash: cheapPasswordHash(OWNER_PASSWORD),
+  });
+}
