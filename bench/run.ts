@@ -10,6 +10,7 @@ import { sqlitePath } from '../src/db/database-url.ts';
 import { createKey } from '../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../src/resources/workspaces/workspace.service.ts';
 import { seedWorkspace, type SeedCounts } from '../src/seed/seed.service.ts';
+import { cpuSince, TICK_US } from './cpu.ts';
 import { addEndpoint, retireEndpoint } from './endpoint.ts';
 import { pgAdmin } from './pg-admin.ts';
 import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
@@ -38,14 +39,18 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * BENCH_DATABASE_URL), the pools PG_POOL_SIZE connections each; with Redis when REDIS_URL is
  * set. A scenario's first ceiling is its `ceiling` and `ratio`; others are under `also`.
  *
+ * get_one and create (and create_webhook) carry `cpu_us_per_request`: the CPU time (user +
+ * system, from /proc: bench/cpu.ts) over the measured seconds per answered request of each
+ * tier: `api`, the API's process; on PostgreSQL `postgres`, every process of that name on this
+ * machine (the server's backends and its background writers); with REDIS_URL `redis`, every
+ * `redis-server`. Off Linux, 0. It moves less with the machine's load than a rate, and
+ * counts what the rate hides (the delivery worker's work while its queue grows).
+ *
  * `--webhook`: also create_webhook, the create scenario again with one enabled endpoint in the
  * key's mode (live) posting every customer.created to a local receiver answering 204
  * (bench/webhook-receiver.mjs; the API runs with WEBHOOK_ALLOW_HTTP and
  * WEBHOOK_ALLOW_PRIVATE on), its ratio against create's ceiling measurement; the endpoint is
  * made just before it and deleted, with its deliveries, just after, so no other scenario has one.
- * `create` and `create_webhook` also carry the API process's CPU time per request
- * (`cpu_us_per_request`, user + system from /proc over the measured seconds), which counts the
- * delivery worker's work that the rate alone hides.
  *
  * `--workers N` (PostgreSQL): then the same API scenarios against `venue-api serve --workers N`
  * (one primary, N serving processes on one port), reported under `workers` beside the one
@@ -95,8 +100,8 @@ interface Load {
   p50: number;
   p99: number;
   errors: number;
-  /** The server's CPU time (user + system) per answered request, in µs, when its pid was given. */
-  cpuUs?: number;
+  /** CPU time (user + system) per answered request in µs, of each process or kind of process asked for. */
+  cpuUs?: Record<string, number>;
 }
 
 interface ScenarioResult extends Load {
@@ -129,37 +134,26 @@ async function pgDatabase(): Promise<{ url: string; drop: () => Promise<void> }>
   };
 }
 
-const TICK_US = 10_000; // USER_HZ is 100 on Linux
-
-/** A process's CPU time so far (user + system, every thread) in clock ticks, from /proc (Linux; 0 elsewhere). */
-function cpuTicks(pid: number | undefined): number {
-  try {
-    // Fields after the command name (which may hold spaces): utime is the 12th, stime the 13th.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
+/** Whose CPU a measurement counts, by name: a process (its pid), or every process of a name (`postgres`). */
+type CpuOf = Record<string, number | string>;
 
 /**
  * A warm-up of WARMUP seconds, then SECONDS measured; `errors` is every answer not 2xx. With
- * `cpuPid`, also that process's CPU time per request over the measured part: steadier than
- * requests a second on a shared machine.
+ * `cpu`, also the CPU time per request of each process it names over the measured part:
+ * steadier than requests a second on a shared machine.
  */
-async function load(options: autocannon.Options, cpuPid?: number): Promise<Load> {
+async function load(options: autocannon.Options, cpu: CpuOf = {}): Promise<Load> {
   const base = { connections: CONNECTIONS, ...options };
   if (WARMUP > 0) await autocannon({ ...base, duration: WARMUP });
-  const before = cpuTicks(cpuPid);
+  const counting = Object.entries(cpu).map(([name, of]) => [name, cpuSince(of)] as const);
   const r = await autocannon({ ...base, duration: SECONDS });
-  const cpu = cpuTicks(cpuPid) - before;
+  const perRequest = counting.map(([name, spent]) => [name, (spent() * TICK_US) / r.requests.total]);
   return {
     rps: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
     errors: r.non2xx + r.errors,
-    ...(cpuPid !== undefined && r.requests.total > 0 ? { cpuUs: (cpu * TICK_US) / r.requests.total } : {}),
+    ...(counting.length > 0 && r.requests.total > 0 ? { cpuUs: Object.fromEntries(perRequest) } : {}),
   };
 }
 
@@ -350,6 +344,13 @@ async function main() {
     // The API's pool size, unless PG_POOL_SIZE says otherwise; the ceiling's pool is as large.
     const poolSize = loadConfig({ PG_POOL_SIZE: process.env.PG_POOL_SIZE }).pgPoolSize;
     const redis = engine === 'postgres' && Boolean(process.env.REDIS_URL);
+    // cpu_us_per_request's processes: the API's, and every one of the database server and of
+    // Redis on this machine when the API uses them (0 when they run elsewhere).
+    const cpuOf = (pid: number | undefined): CpuOf => ({
+      ...(pid === undefined ? {} : { api: pid }),
+      ...(engine === 'postgres' ? { postgres: 'postgres' } : {}),
+      ...(redis ? { redis: 'redis-server' } : {}),
+    });
     log(`seeding ${CUSTOMERS} customers (${engine})…`);
     const prepared = await seed(databaseUrl);
     const { secret, ids, counts, seedSeconds, workspaceId } = prepared;
@@ -448,16 +449,19 @@ async function main() {
       idReplacement: true,
     };
 
-    const getOneOf = (url: string) =>
-      load({
-        url,
-        headers,
-        requests: [
-          {
-            setupRequest: (req) => ({ ...req, path: `/customers/${ids[Math.floor(Math.random() * ids.length)]}` }),
-          },
-        ],
-      });
+    const getOneOf = (url: string, cpu?: CpuOf) =>
+      load(
+        {
+          url,
+          headers,
+          requests: [
+            {
+              setupRequest: (req) => ({ ...req, path: `/customers/${ids[Math.floor(Math.random() * ids.length)]}` }),
+            },
+          ],
+        },
+        cpu,
+      );
     log('get_one…');
     const rawLoad = () => load({ url: raw.url });
     const bareGet = () =>
@@ -471,7 +475,10 @@ async function main() {
       });
     // On SQLite get_one's ceiling stays raw_node_http (the documents before it compare so);
     // on PostgreSQL the bare route is the ceiling, the machine's limit beside it (measured once).
-    const getOne = await paired(() => getOneOf(api!.url), engine === 'sqlite' ? rawLoad : bareGet);
+    const getOne = await paired(
+      () => getOneOf(api!.url, cpuOf(api!.process.pid)),
+      engine === 'sqlite' ? rawLoad : bareGet,
+    );
     if (engine === 'sqlite') record('get_one', getOne, 'raw_node_http', [[names.get, await bareGet()]]);
     else record('get_one', getOne, names.get, [['raw_node_http', await rawLoad()]]);
 
@@ -506,9 +513,9 @@ async function main() {
     record('sync', sync, names.read);
 
     log('create…');
-    const createOf = (url: string, pid?: number) => load({ ...create, url: `${url}/customers` }, pid);
+    const createOf = (url: string, cpu?: CpuOf) => load({ ...create, url: `${url}/customers` }, cpu);
     const createCeiling = () => load({ ...create, url: `${insert.url}/customers` });
-    const created = await paired(() => createOf(api!.url, api!.process.pid), createCeiling);
+    const created = await paired(() => createOf(api!.url, cpuOf(api!.process.pid)), createCeiling);
     record('create', created, names.insert);
 
     if (WEBHOOK) {
@@ -519,7 +526,7 @@ async function main() {
       const withEndpoint = async () => {
         // The write path looks its endpoints up on every write: one made now counts at once.
         const endpoint = await addEndpoint(databaseUrl, workspaceId, `${receiver.url}/hooks`);
-        const measured = await createOf(api!.url, api!.process.pid);
+        const measured = await createOf(api!.url, cpuOf(api!.process.pid));
         const left = await retireEndpoint(databaseUrl, workspaceId, endpoint);
         for (const k of ['delivered', 'pending', 'failed'] as const) deliveries[k] += left[k];
         return measured;
@@ -527,7 +534,7 @@ async function main() {
       // With one round, against create's own measurements; with more, in turns with create.
       const hooked =
         ROUNDS > 1
-          ? await paired(withEndpoint, () => createOf(api!.url, api!.process.pid))
+          ? await paired(withEndpoint, () => createOf(api!.url, cpuOf(api!.process.pid)))
           : { ours: await withEndpoint(), theirs: created.ours, ratios: [] };
       log(
         `  deliveries: ${deliveries.delivered} delivered, ${deliveries.pending} pending, ${deliveries.failed} failed`,
@@ -621,7 +628,9 @@ async function main() {
         p50_ms: r1(s.p50),
         p99_ms: r1(s.p99),
         errors: s.errors,
-        ...(s.cpuUs !== undefined ? { cpu_us_per_request: Math.round(s.cpuUs) } : {}),
+        ...(s.cpuUs
+          ? { cpu_us_per_request: Object.fromEntries(Object.entries(s.cpuUs).map(([of, us]) => [of, Math.round(us)])) }
+          : {}),
         ceiling: s.ceiling,
         ceiling_rps: Math.round(s.ceiling_rps),
         ratio: r3(s.rps / s.ceiling_rps),
@@ -701,6 +710,10 @@ async function main() {
           `${doc.memory.ratio.toFixed(2)}x`,
       );
       console.log(`start: ${doc.start_ms} ms to the first 200 from /ready (median of ${COLD_STARTS})`);
+      for (const s of doc.scenarios) {
+        const cpu = Object.entries(s.cpu_us_per_request ?? {}).map(([of, us]) => `${of} ${us}`);
+        if (cpu.length > 0) console.log(`${s.name}: CPU µs a request, ${cpu.join(', ')}`);
+      }
       for (const w of doc.workers?.scenarios ?? []) {
         console.log(
           `${doc.workers!.count} workers, ${w.name}: ${w.rps}/s (p99 ${w.p99_ms} ms, errors ${w.errors}), ` +
