@@ -29,15 +29,19 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  *   a second; ceiling the same walk over the same bare route;
  * - create: POST /customers, a fresh Idempotency-Key and email each; ceiling
  *   bare_fastify_insert (one row per request in its own transaction, WAL, synchronous=FULL)
- *   or bare_fastify_pg_insert (one row per request, its own transaction);
- * - update: PATCH /customers/{id} with If-Match; ceiling the same insert route. Each customer of
- *   a pool is read first (its ETag) and is in flight on one connection at a time; the ETag of
- *   each 200 becomes the next If-Match for it, so no 412 is expected and every one counts.
+ *   or bare_fastify_pg_insert (one row per request, its own transaction), and on PostgreSQL
+ *   bare_fastify_pg_write_tx (a create's rows, the stored answer, the customer, its change-log
+ *   row and its event, in one transaction of plain named statements: a create's floor);
+ * - update: PATCH /customers/{id} with If-Match; ceilings the same insert and write_tx routes.
+ *   Each customer of a pool is read first (its ETag) and is in flight on one connection at a
+ *   time; the ETag of each 200 becomes the next If-Match for it, so no 412 is expected and
+ *   every one counts.
  *
  * `--database postgres`: the API and its ceilings on one PostgreSQL database (a new one on
  * BENCH_PG_SERVER, postgres://postgres@127.0.0.1:5432 by default, dropped at the end; or
- * BENCH_DATABASE_URL), the pools PG_POOL_SIZE connections each; with Redis when REDIS_URL is
- * set. A scenario's first ceiling is its `ceiling` and `ratio`; others are under `also`.
+ * BENCH_DATABASE_URL), the pools PG_POOL_SIZE connections each. A scenario's first ceiling is
+ * its `ceiling` and `ratio`; the others, each measured once after it, are under `also`.
+ * The API keeps its limits in Redis when REDIS_URL is set.
  *
  * get_one and create (and create_webhook) carry `cpu_us_per_request`: the CPU time (user +
  * system, from /proc: bench/cpu.ts) over the measured seconds per answered request of each
@@ -388,9 +392,11 @@ async function main() {
     const listening = /listening at (http:\/\/\S+)/;
     const raw = await startChild(['bench/ceilings/raw-node-http.mjs'], { BODY_FILE: bodyFile }, listening);
     children.push(raw);
-    // The engine's bare routes: reads (bare), one customer (bareGet), inserts (insert).
+    // The engine's bare routes: reads (bare), one customer (bareGet), inserts (insert); on
+    // PostgreSQL a create's rows in one transaction (writeTx).
     let bare: Child;
     let insert: Child;
+    let writeTx: Child | undefined;
     const names =
       engine === 'sqlite'
         ? { read: 'bare_fastify_sqlite', get: 'bare_fastify_sqlite_get', insert: 'bare_fastify_insert' }
@@ -411,6 +417,9 @@ async function main() {
       bare = await startChild(['bench/ceilings/bare-fastify-pg.mjs'], pgEnv, listening);
       children.push(bare);
       insert = bare;
+      const writeTxEnv = { ...pgEnv, WORKSPACE_ID: `${workspaceId}_ceiling` };
+      writeTx = await startChild(['bench/ceilings/bare-fastify-pg-write-tx.mjs'], writeTxEnv, listening);
+      children.push(writeTx);
     }
     // The bare route answers the same customer: say so when its bytes differ from the API's.
     const bareOne = await (await fetch(`${bare.url}/customers/${ids[0]}`)).text();
@@ -515,8 +524,11 @@ async function main() {
     log('create…');
     const createOf = (url: string, cpu?: CpuOf) => load({ ...create, url: `${url}/customers` }, cpu);
     const createCeiling = () => load({ ...create, url: `${insert.url}/customers` });
+    // A write's floor beside the one-row ceiling: measured once after the scenario.
+    const alsoWrite = async (): Promise<[string, Load][]> =>
+      writeTx ? [['bare_fastify_pg_write_tx', await load({ ...create, url: `${writeTx.url}/customers` })]] : [];
     const created = await paired(() => createOf(api!.url, cpuOf(api!.process.pid)), createCeiling);
-    record('create', created, names.insert);
+    record('create', created, names.insert, await alsoWrite());
 
     if (WEBHOOK) {
       log('create_webhook…');
@@ -583,7 +595,7 @@ async function main() {
         ],
       });
     const updated = await paired(() => updateOf(api!.url), createCeiling);
-    record('update', updated, names.insert);
+    record('update', updated, names.insert, await alsoWrite());
 
     const apiPeak = api!.peakRssMiB();
     const barePeak = bare.peakRssMiB();
