@@ -22,7 +22,9 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * - get_one: GET /customers/{id} of random customers; ceilings raw_node_http (node:http
  *   answering the same bytes, constant: the machine's limit) and the engine's bare route
  *   running the same single statement for one customer (bare_fastify_sqlite_get or
- *   bare_fastify_pg: what our own layers cost);
+ *   bare_fastify_pg: what our own layers cost); on PostgreSQL with REDIS_URL also
+ *   bare_fastify_pg_limits, that route after one EVALSHA adding to three counters with expiry
+ *   (what limits kept in Redis cost at the least);
  * - page_100: GET /customers?limit=100; ceiling bare_fastify_sqlite or bare_fastify_pg (one
  *   prepared statement paging the same rows by (created_at, id) desc);
  * - sync: one client walks every customer, 100 a page, following next_cursor; rps is records
@@ -41,7 +43,10 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * BENCH_PG_SERVER, postgres://postgres@127.0.0.1:5432 by default, dropped at the end; or
  * BENCH_DATABASE_URL), the pools PG_POOL_SIZE connections each. A scenario's first ceiling is
  * its `ceiling` and `ratio`; the others, each measured once after it, are under `also`.
- * The API keeps its limits in Redis when REDIS_URL is set.
+ * With REDIS_URL the API keeps its limits in Redis, bare_fastify_pg_limits runs, and get_one and
+ * create are each measured once more, right after their rounds, against an API process of its
+ * own without REDIS_URL: `redis` is {get_one_ratio, create_ratio}, the rates with Redis over
+ * those without. With REDIS_URL unset there is neither that ceiling nor that block.
  *
  * get_one and create (and create_webhook) carry `cpu_us_per_request`: the CPU time (user +
  * system, from /proc: bench/cpu.ts) over the measured seconds per answered request of each
@@ -393,10 +398,12 @@ async function main() {
     const raw = await startChild(['bench/ceilings/raw-node-http.mjs'], { BODY_FILE: bodyFile }, listening);
     children.push(raw);
     // The engine's bare routes: reads (bare), one customer (bareGet), inserts (insert); on
-    // PostgreSQL a create's rows in one transaction (writeTx).
+    // PostgreSQL a create's rows in one transaction (writeTx), and with Redis, the read behind
+    // a limit's counters (limits).
     let bare: Child;
     let insert: Child;
     let writeTx: Child | undefined;
+    let limits: Child | undefined;
     const names =
       engine === 'sqlite'
         ? { read: 'bare_fastify_sqlite', get: 'bare_fastify_sqlite_get', insert: 'bare_fastify_insert' }
@@ -420,6 +427,11 @@ async function main() {
       const writeTxEnv = { ...pgEnv, WORKSPACE_ID: `${workspaceId}_ceiling` };
       writeTx = await startChild(['bench/ceilings/bare-fastify-pg-write-tx.mjs'], writeTxEnv, listening);
       children.push(writeTx);
+      if (redis) {
+        const limitsEnv = { ...pgEnv, REDIS_URL: process.env.REDIS_URL! };
+        limits = await startChild(['bench/ceilings/bare-fastify-pg-limits.mjs'], limitsEnv, listening);
+        children.push(limits);
+      }
     }
     // The bare route answers the same customer: say so when its bytes differ from the API's.
     const bareOne = await (await fetch(`${bare.url}/customers/${ids[0]}`)).text();
@@ -458,38 +470,43 @@ async function main() {
       idReplacement: true,
     };
 
-    const getOneOf = (url: string, cpu?: CpuOf) =>
-      load(
-        {
-          url,
-          headers,
-          requests: [
-            {
-              setupRequest: (req) => ({ ...req, path: `/customers/${ids[Math.floor(Math.random() * ids.length)]}` }),
-            },
-          ],
-        },
-        cpu,
-      );
+    // get_one and create once more against an API process of their own without REDIS_URL (its
+    // limits counted in the process), stopped after: `redis`, what keeping limits there costs.
+    const withoutRedis = async (measure: (url: string) => Promise<Load>) => {
+      const plain = (await startUntilReady(['dist/bundle/server.js'], { ...apiEnv, REDIS_URL: '' })).child;
+      try {
+        return await measure(plain.url);
+      } finally {
+        await plain.stop();
+      }
+    };
+    const noRedis: { get_one?: Load; create?: Load } = {};
+
+    const randomCustomer: autocannon.Request[] = [
+      { setupRequest: (req) => ({ ...req, path: `/customers/${ids[Math.floor(Math.random() * ids.length)]}` }) },
+    ];
+    const getOneOf = (url: string, cpu?: CpuOf) => load({ url, headers, requests: randomCustomer }, cpu);
     log('get_one…');
     const rawLoad = () => load({ url: raw.url });
-    const bareGet = () =>
-      load({
-        url: bare.url,
-        requests: [
-          {
-            setupRequest: (req) => ({ ...req, path: `/customers/${ids[Math.floor(Math.random() * ids.length)]}` }),
-          },
-        ],
-      });
+    const bareGetOf = (url: string) => () => load({ url, requests: randomCustomer });
+    const bareGet = bareGetOf(bare.url);
     // On SQLite get_one's ceiling stays raw_node_http (the documents before it compare so);
-    // on PostgreSQL the bare route is the ceiling, the machine's limit beside it (measured once).
+    // on PostgreSQL the bare route is the ceiling, the machine's limit beside it (measured once),
+    // and with Redis the bare route behind a limit's counters.
     const getOne = await paired(
       () => getOneOf(api!.url, cpuOf(api!.process.pid)),
       engine === 'sqlite' ? rawLoad : bareGet,
     );
     if (engine === 'sqlite') record('get_one', getOne, 'raw_node_http', [[names.get, await bareGet()]]);
-    else record('get_one', getOne, names.get, [['raw_node_http', await rawLoad()]]);
+    else {
+      const alsoGet: [string, Load][] = [['raw_node_http', await rawLoad()]];
+      if (limits) alsoGet.push(['bare_fastify_pg_limits', await bareGetOf(limits.url)()]);
+      record('get_one', getOne, names.get, alsoGet);
+    }
+    if (redis) {
+      noRedis.get_one = await withoutRedis((url) => getOneOf(url));
+      log(`  get_one without Redis: ${noRedis.get_one.rps.toFixed(0)}/s`);
+    }
 
     log('page_100…');
     const pageOf = (url: string) => load({ url: `${url}/customers?limit=${PAGE}`, headers });
@@ -529,6 +546,10 @@ async function main() {
       writeTx ? [['bare_fastify_pg_write_tx', await load({ ...create, url: `${writeTx.url}/customers` })]] : [];
     const created = await paired(() => createOf(api!.url, cpuOf(api!.process.pid)), createCeiling);
     record('create', created, names.insert, await alsoWrite());
+    if (redis) {
+      noRedis.create = await withoutRedis((url) => createOf(url));
+      log(`  create without Redis: ${noRedis.create.rps.toFixed(0)}/s`);
+    }
 
     if (WEBHOOK) {
       log('create_webhook…');
@@ -631,7 +652,15 @@ async function main() {
     }
     const doc = {
       engine,
-      ...(engine === 'postgres' ? { pool_size: poolSize, redis } : {}),
+      ...(engine === 'postgres' ? { pool_size: poolSize } : {}),
+      ...(noRedis.get_one && noRedis.create
+        ? {
+            redis: {
+              get_one_ratio: r3(getOne.ours.rps / noRedis.get_one.rps),
+              create_ratio: r3(created.ours.rps / noRedis.create.rps),
+            },
+          }
+        : {}),
       customers: counts.customers,
       connections: CONNECTIONS,
       scenarios: scenarios.map((s) => ({
@@ -725,6 +754,11 @@ async function main() {
       for (const s of doc.scenarios) {
         const cpu = Object.entries(s.cpu_us_per_request ?? {}).map(([of, us]) => `${of} ${us}`);
         if (cpu.length > 0) console.log(`${s.name}: CPU µs a request, ${cpu.join(', ')}`);
+      }
+      if (doc.redis) {
+        console.log(
+          `redis: get_one ${doc.redis.get_one_ratio.toFixed(3)}x, create ${doc.redis.create_ratio.toFixed(3)}x their rates without it`,
+        );
       }
       for (const w of doc.workers?.scenarios ?? []) {
         console.log(
