@@ -5,6 +5,7 @@ import { isPostgresUrl, migrate, openStorage } from '../src/db/index.ts';
 import { createKey } from '../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../src/resources/workspaces/workspace.service.ts';
 import { seedWorkspace } from '../src/seed/seed.service.ts';
+import { cpuSince, TICK_US } from './cpu.ts';
 import { addEndpoint, retireEndpoint } from './endpoint.ts';
 import { pgAdmin } from './pg-admin.ts';
 import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
@@ -44,16 +45,8 @@ const WARMUP = Number(process.env.AB_WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.AB_CONNECTIONS ?? 32);
 const DB = process.env.AB_DB ?? join(ROOT, 'dist/ab/ab.sqlite');
 const UNLIMITED = 1_000_000_000;
-const TICK_US = 10_000; // USER_HZ is 100 on Linux
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
-
-function cpuTicks(pid: number): number {
-  // Fields after the command name (which may hold spaces): utime is the 12th, stime the 13th.
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-}
 
 interface Seeded {
   secret: string;
@@ -206,10 +199,9 @@ async function measure(variant: string, round: number, { secret, ids, workspaceI
       const options = { connections: CONNECTIONS, ...scenario(name, child.url, headers, ids) };
       const endpoint = name === 'create_webhook' ? await addEndpoint(RUN_DB, workspaceId, await receiverUrl()) : null;
       if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
-      const pid = child.process.pid!;
-      const before = cpuTicks(pid);
+      const spent = cpuSince(child.process.pid!);
       const r = await autocannon({ ...options, duration: SECONDS });
-      const ticks = cpuTicks(pid) - before;
+      const ticks = spent();
       const deliveries = endpoint ? await retireEndpoint(RUN_DB, workspaceId, endpoint) : undefined;
       const m: Measure = {
         variant,

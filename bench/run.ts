@@ -10,6 +10,7 @@ import { sqlitePath } from '../src/db/database-url.ts';
 import { createKey } from '../src/resources/keys/key.service.ts';
 import { createWorkspace } from '../src/resources/workspaces/workspace.service.ts';
 import { seedWorkspace, type SeedCounts } from '../src/seed/seed.service.ts';
+import { cpuSince, TICK_US } from './cpu.ts';
 import { addEndpoint, retireEndpoint } from './endpoint.ts';
 import { pgAdmin } from './pg-admin.ts';
 import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
@@ -21,31 +22,44 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * - get_one: GET /customers/{id} of random customers; ceilings raw_node_http (node:http
  *   answering the same bytes, constant: the machine's limit) and the engine's bare route
  *   running the same single statement for one customer (bare_fastify_sqlite_get or
- *   bare_fastify_pg: what our own layers cost);
+ *   bare_fastify_pg: what our own layers cost); on PostgreSQL with REDIS_URL also
+ *   bare_fastify_pg_limits, that route after one EVALSHA adding to three counters with expiry
+ *   (what limits kept in Redis cost at the least);
  * - page_100: GET /customers?limit=100; ceiling bare_fastify_sqlite or bare_fastify_pg (one
  *   prepared statement paging the same rows by (created_at, id) desc);
  * - sync: one client walks every customer, 100 a page, following next_cursor; rps is records
  *   a second; ceiling the same walk over the same bare route;
  * - create: POST /customers, a fresh Idempotency-Key and email each; ceiling
  *   bare_fastify_insert (one row per request in its own transaction, WAL, synchronous=FULL)
- *   or bare_fastify_pg_insert (one row per request, its own transaction);
- * - update: PATCH /customers/{id} with If-Match; ceiling the same insert route. Each customer of
- *   a pool is read first (its ETag) and is in flight on one connection at a time; the ETag of
- *   each 200 becomes the next If-Match for it, so no 412 is expected and every one counts.
+ *   or bare_fastify_pg_insert (one row per request, its own transaction), and on PostgreSQL
+ *   bare_fastify_pg_write_tx (a create's rows, the stored answer, the customer, its change-log
+ *   row and its event, in one transaction of plain named statements: a create's floor);
+ * - update: PATCH /customers/{id} with If-Match; ceilings the same insert and write_tx routes.
+ *   Each customer of a pool is read first (its ETag) and is in flight on one connection at a
+ *   time; the ETag of each 200 becomes the next If-Match for it, so no 412 is expected and
+ *   every one counts.
  *
  * `--database postgres`: the API and its ceilings on one PostgreSQL database (a new one on
  * BENCH_PG_SERVER, postgres://postgres@127.0.0.1:5432 by default, dropped at the end; or
- * BENCH_DATABASE_URL), the pools PG_POOL_SIZE connections each; with Redis when REDIS_URL is
- * set. A scenario's first ceiling is its `ceiling` and `ratio`; others are under `also`.
+ * BENCH_DATABASE_URL), the pools PG_POOL_SIZE connections each. A scenario's first ceiling is
+ * its `ceiling` and `ratio`; the others, each measured once after it, are under `also`.
+ * With REDIS_URL the API keeps its limits in Redis, bare_fastify_pg_limits runs, and get_one and
+ * create are each measured once more, right after their rounds, against an API process of its
+ * own without REDIS_URL: `redis` is {get_one_ratio, create_ratio}, the rates with Redis over
+ * those without. With REDIS_URL unset there is neither that ceiling nor that block.
+ *
+ * get_one and create (and create_webhook) carry `cpu_us_per_request`: the CPU time (user +
+ * system, from /proc: bench/cpu.ts) over the measured seconds per answered request of each
+ * tier: `api`, the API's process; on PostgreSQL `postgres`, every process of that name on this
+ * machine (the server's backends and its background writers); with REDIS_URL `redis`, every
+ * `redis-server`. Off Linux, 0. It moves less with the machine's load than a rate, and
+ * counts what the rate hides (the delivery worker's work while its queue grows).
  *
  * `--webhook`: also create_webhook, the create scenario again with one enabled endpoint in the
  * key's mode (live) posting every customer.created to a local receiver answering 204
  * (bench/webhook-receiver.mjs; the API runs with WEBHOOK_ALLOW_HTTP and
  * WEBHOOK_ALLOW_PRIVATE on), its ratio against create's ceiling measurement; the endpoint is
  * made just before it and deleted, with its deliveries, just after, so no other scenario has one.
- * `create` and `create_webhook` also carry the API process's CPU time per request
- * (`cpu_us_per_request`, user + system from /proc over the measured seconds), which counts the
- * delivery worker's work that the rate alone hides.
  *
  * `--tracing RATIO`: the API runs with tracing on (docs/operations.md "Tracing"), exporting
  * over OTLP/HTTP to a local collector that counts what it receives (bench/otlp-sink.mjs),
@@ -103,8 +117,8 @@ interface Load {
   p50: number;
   p99: number;
   errors: number;
-  /** The server's CPU time (user + system) per answered request, in µs, when its pid was given. */
-  cpuUs?: number;
+  /** CPU time (user + system) per answered request in µs, of each process or kind of process asked for. */
+  cpuUs?: Record<string, number>;
 }
 
 interface ScenarioResult extends Load {
@@ -137,37 +151,26 @@ async function pgDatabase(): Promise<{ url: string; drop: () => Promise<void> }>
   };
 }
 
-const TICK_US = 10_000; // USER_HZ is 100 on Linux
-
-/** A process's CPU time so far (user + system, every thread) in clock ticks, from /proc (Linux; 0 elsewhere). */
-function cpuTicks(pid: number | undefined): number {
-  try {
-    // Fields after the command name (which may hold spaces): utime is the 12th, stime the 13th.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
+/** Whose CPU a measurement counts, by name: a process (its pid), or every process of a name (`postgres`). */
+type CpuOf = Record<string, number | string>;
 
 /**
  * A warm-up of WARMUP seconds, then SECONDS measured; `errors` is every answer not 2xx. With
- * `cpuPid`, also that process's CPU time per request over the measured part: steadier than
- * requests a second on a shared machine.
+ * `cpu`, also the CPU time per request of each process it names over the measured part:
+ * steadier than requests a second on a shared machine.
  */
-async function load(options: autocannon.Options, cpuPid?: number): Promise<Load> {
+async function load(options: autocannon.Options, cpu: CpuOf = {}): Promise<Load> {
   const base = { connections: CONNECTIONS, ...options };
   if (WARMUP > 0) await autocannon({ ...base, duration: WARMUP });
-  const before = cpuTicks(cpuPid);
+  const counting = Object.entries(cpu).map(([name, of]) => [name, cpuSince(of)] as const);
   const r = await autocannon({ ...base, duration: SECONDS });
-  const cpu = cpuTicks(cpuPid) - before;
+  const perRequest = counting.map(([name, spent]) => [name, (spent() * TICK_US) / r.requests.total]);
   return {
     rps: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
     errors: r.non2xx + r.errors,
-    ...(cpuPid !== undefined && r.requests.total > 0 ? { cpuUs: (cpu * TICK_US) / r.requests.total } : {}),
+    ...(counting.length > 0 && r.requests.total > 0 ? { cpuUs: Object.fromEntries(perRequest) } : {}),
   };
 }
 
@@ -358,6 +361,13 @@ async function main() {
     // The API's pool size, unless PG_POOL_SIZE says otherwise; the ceiling's pool is as large.
     const poolSize = loadConfig({ PG_POOL_SIZE: process.env.PG_POOL_SIZE }).pgPoolSize;
     const redis = engine === 'postgres' && Boolean(process.env.REDIS_URL);
+    // cpu_us_per_request's processes: the API's, and every one of the database server and of
+    // Redis on this machine when the API uses them (0 when they run elsewhere).
+    const cpuOf = (pid: number | undefined): CpuOf => ({
+      ...(pid === undefined ? {} : { api: pid }),
+      ...(engine === 'postgres' ? { postgres: 'postgres' } : {}),
+      ...(redis ? { redis: 'redis-server' } : {}),
+    });
     log(`seeding ${CUSTOMERS} customers (${engine})…`);
     const prepared = await seed(databaseUrl);
     const { secret, ids, counts, seedSeconds, workspaceId } = prepared;
@@ -407,9 +417,13 @@ async function main() {
     const listening = /listening at (http:\/\/\S+)/;
     const raw = await startChild(['bench/ceilings/raw-node-http.mjs'], { BODY_FILE: bodyFile }, listening);
     children.push(raw);
-    // The engine's bare routes: reads (bare), one customer (bareGet), inserts (insert).
+    // The engine's bare routes: reads (bare), one customer (bareGet), inserts (insert); on
+    // PostgreSQL a create's rows in one transaction (writeTx), and with Redis, the read behind
+    // a limit's counters (limits).
     let bare: Child;
     let insert: Child;
+    let writeTx: Child | undefined;
+    let limits: Child | undefined;
     const names =
       engine === 'sqlite'
         ? { read: 'bare_fastify_sqlite', get: 'bare_fastify_sqlite_get', insert: 'bare_fastify_insert' }
@@ -430,6 +444,14 @@ async function main() {
       bare = await startChild(['bench/ceilings/bare-fastify-pg.mjs'], pgEnv, listening);
       children.push(bare);
       insert = bare;
+      const writeTxEnv = { ...pgEnv, WORKSPACE_ID: `${workspaceId}_ceiling` };
+      writeTx = await startChild(['bench/ceilings/bare-fastify-pg-write-tx.mjs'], writeTxEnv, listening);
+      children.push(writeTx);
+      if (redis) {
+        const limitsEnv = { ...pgEnv, REDIS_URL: process.env.REDIS_URL! };
+        limits = await startChild(['bench/ceilings/bare-fastify-pg-limits.mjs'], limitsEnv, listening);
+        children.push(limits);
+      }
     }
     // The bare route answers the same customer: say so when its bytes differ from the API's.
     const bareOne = await (await fetch(`${bare.url}/customers/${ids[0]}`)).text();
@@ -468,32 +490,43 @@ async function main() {
       idReplacement: true,
     };
 
-    const getOneOf = (url: string) =>
-      load({
-        url,
-        headers,
-        requests: [
-          {
-            setupRequest: (req) => ({ ...req, path: `/customers/${ids[Math.floor(Math.random() * ids.length)]}` }),
-          },
-        ],
-      });
+    // get_one and create once more against an API process of their own without REDIS_URL (its
+    // limits counted in the process), stopped after: `redis`, what keeping limits there costs.
+    const withoutRedis = async (measure: (url: string) => Promise<Load>) => {
+      const plain = (await startUntilReady(['dist/bundle/server.js'], { ...apiEnv, REDIS_URL: '' })).child;
+      try {
+        return await measure(plain.url);
+      } finally {
+        await plain.stop();
+      }
+    };
+    const noRedis: { get_one?: Load; create?: Load } = {};
+
+    const randomCustomer: autocannon.Request[] = [
+      { setupRequest: (req) => ({ ...req, path: `/customers/${ids[Math.floor(Math.random() * ids.length)]}` }) },
+    ];
+    const getOneOf = (url: string, cpu?: CpuOf) => load({ url, headers, requests: randomCustomer }, cpu);
     log('get_one…');
     const rawLoad = () => load({ url: raw.url });
-    const bareGet = () =>
-      load({
-        url: bare.url,
-        requests: [
-          {
-            setupRequest: (req) => ({ ...req, path: `/customers/${ids[Math.floor(Math.random() * ids.length)]}` }),
-          },
-        ],
-      });
+    const bareGetOf = (url: string) => () => load({ url, requests: randomCustomer });
+    const bareGet = bareGetOf(bare.url);
     // On SQLite get_one's ceiling stays raw_node_http (the documents before it compare so);
-    // on PostgreSQL the bare route is the ceiling, the machine's limit beside it (measured once).
-    const getOne = await paired(() => getOneOf(api!.url), engine === 'sqlite' ? rawLoad : bareGet);
+    // on PostgreSQL the bare route is the ceiling, the machine's limit beside it (measured once),
+    // and with Redis the bare route behind a limit's counters.
+    const getOne = await paired(
+      () => getOneOf(api!.url, cpuOf(api!.process.pid)),
+      engine === 'sqlite' ? rawLoad : bareGet,
+    );
     if (engine === 'sqlite') record('get_one', getOne, 'raw_node_http', [[names.get, await bareGet()]]);
-    else record('get_one', getOne, names.get, [['raw_node_http', await rawLoad()]]);
+    else {
+      const alsoGet: [string, Load][] = [['raw_node_http', await rawLoad()]];
+      if (limits) alsoGet.push(['bare_fastify_pg_limits', await bareGetOf(limits.url)()]);
+      record('get_one', getOne, names.get, alsoGet);
+    }
+    if (redis) {
+      noRedis.get_one = await withoutRedis((url) => getOneOf(url));
+      log(`  get_one without Redis: ${noRedis.get_one.rps.toFixed(0)}/s`);
+    }
 
     log('page_100…');
     const pageOf = (url: string) => load({ url: `${url}/customers?limit=${PAGE}`, headers });
@@ -526,10 +559,17 @@ async function main() {
     record('sync', sync, names.read);
 
     log('create…');
-    const createOf = (url: string, pid?: number) => load({ ...create, url: `${url}/customers` }, pid);
+    const createOf = (url: string, cpu?: CpuOf) => load({ ...create, url: `${url}/customers` }, cpu);
     const createCeiling = () => load({ ...create, url: `${insert.url}/customers` });
-    const created = await paired(() => createOf(api!.url, api!.process.pid), createCeiling);
-    record('create', created, names.insert);
+    // A write's floor beside the one-row ceiling: measured once after the scenario.
+    const alsoWrite = async (): Promise<[string, Load][]> =>
+      writeTx ? [['bare_fastify_pg_write_tx', await load({ ...create, url: `${writeTx.url}/customers` })]] : [];
+    const created = await paired(() => createOf(api!.url, cpuOf(api!.process.pid)), createCeiling);
+    record('create', created, names.insert, await alsoWrite());
+    if (redis) {
+      noRedis.create = await withoutRedis((url) => createOf(url));
+      log(`  create without Redis: ${noRedis.create.rps.toFixed(0)}/s`);
+    }
 
     if (WEBHOOK) {
       log('create_webhook…');
@@ -539,7 +579,7 @@ async function main() {
       const withEndpoint = async () => {
         // The write path looks its endpoints up on every write: one made now counts at once.
         const endpoint = await addEndpoint(databaseUrl, workspaceId, `${receiver.url}/hooks`);
-        const measured = await createOf(api!.url, api!.process.pid);
+        const measured = await createOf(api!.url, cpuOf(api!.process.pid));
         const left = await retireEndpoint(databaseUrl, workspaceId, endpoint);
         for (const k of ['delivered', 'pending', 'failed'] as const) deliveries[k] += left[k];
         return measured;
@@ -547,7 +587,7 @@ async function main() {
       // With one round, against create's own measurements; with more, in turns with create.
       const hooked =
         ROUNDS > 1
-          ? await paired(withEndpoint, () => createOf(api!.url, api!.process.pid))
+          ? await paired(withEndpoint, () => createOf(api!.url, cpuOf(api!.process.pid)))
           : { ours: await withEndpoint(), theirs: created.ours, ratios: [] };
       log(
         `  deliveries: ${deliveries.delivered} delivered, ${deliveries.pending} pending, ${deliveries.failed} failed`,
@@ -596,7 +636,7 @@ async function main() {
         ],
       });
     const updated = await paired(() => updateOf(api!.url), createCeiling);
-    record('update', updated, names.insert);
+    record('update', updated, names.insert, await alsoWrite());
 
     const apiPeak = api!.peakRssMiB();
     const barePeak = bare.peakRssMiB();
@@ -635,8 +675,16 @@ async function main() {
       : undefined;
     const doc = {
       engine,
-      ...(engine === 'postgres' ? { pool_size: poolSize, redis } : {}),
+      ...(engine === 'postgres' ? { pool_size: poolSize } : {}),
       ...(tracing ? { tracing } : {}),
+      ...(noRedis.get_one && noRedis.create
+        ? {
+            redis: {
+              get_one_ratio: r3(getOne.ours.rps / noRedis.get_one.rps),
+              create_ratio: r3(created.ours.rps / noRedis.create.rps),
+            },
+          }
+        : {}),
       customers: counts.customers,
       connections: CONNECTIONS,
       scenarios: scenarios.map((s) => ({
@@ -645,7 +693,9 @@ async function main() {
         p50_ms: r1(s.p50),
         p99_ms: r1(s.p99),
         errors: s.errors,
-        ...(s.cpuUs !== undefined ? { cpu_us_per_request: Math.round(s.cpuUs) } : {}),
+        ...(s.cpuUs
+          ? { cpu_us_per_request: Object.fromEntries(Object.entries(s.cpuUs).map(([of, us]) => [of, Math.round(us)])) }
+          : {}),
         ceiling: s.ceiling,
         ceiling_rps: Math.round(s.ceiling_rps),
         ratio: r3(s.rps / s.ceiling_rps),
@@ -725,6 +775,15 @@ async function main() {
           `${doc.memory.ratio.toFixed(2)}x`,
       );
       console.log(`start: ${doc.start_ms} ms to the first 200 from /ready (median of ${COLD_STARTS})`);
+      for (const s of doc.scenarios) {
+        const cpu = Object.entries(s.cpu_us_per_request ?? {}).map(([of, us]) => `${of} ${us}`);
+        if (cpu.length > 0) console.log(`${s.name}: CPU µs a request, ${cpu.join(', ')}`);
+      }
+      if (doc.redis) {
+        console.log(
+          `redis: get_one ${doc.redis.get_one_ratio.toFixed(3)}x, create ${doc.redis.create_ratio.toFixed(3)}x their rates without it`,
+        );
+      }
       for (const w of doc.workers?.scenarios ?? []) {
         console.log(
           `${doc.workers!.count} workers, ${w.name}: ${w.rps}/s (p99 ${w.p99_ms} ms, errors ${w.errors}), ` +

@@ -1,7 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cpuTicks, TICK_US } from './cpu.ts';
 import { freePort, ready, ROOT } from './processes.ts';
 
 /**
@@ -31,20 +32,10 @@ const OURS: Target = {
   env: (dir) => ({ DATABASE_URL: join(dir, 'venue.sqlite'), DEMO: 'off' }),
 };
 
-const TICK_MS = (() => {
-  const ticks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout);
-  return ticks > 0 ? 1000 / ticks : 10;
-})();
-
 /** CPU time (user + system) a process has used so far, in ms; null off Linux. */
 function cpuMs(pid: number | undefined): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return null;
-  }
+  const ticks = cpuTicks(pid);
+  return ticks === null ? null : (ticks * TICK_US) / 1000;
 }
 
 /** From spawn to the first 200 from /ready: wall time, and the CPU time the process used. */

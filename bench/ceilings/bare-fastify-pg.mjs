@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
-import { adultCutoff, customerRecordSql } from './customer-sql.mjs';
+import { adultCutoff, customerRecordSql, PG_LIVE, PG_ONE } from './customer-sql.mjs';
 
 /**
  * Ceilings `bare_fastify_pg` and `bare_fastify_pg_insert` for `npm run bench -- --database
@@ -18,11 +18,9 @@ import { adultCutoff, customerRecordSql } from './customer-sql.mjs';
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_SIZE ?? 10) });
 const workspaceId = process.env.WORKSPACE_ID;
 const select = customerRecordSql('postgres', '$1');
-const live = 'c.workspace_id = $2 and c.livemode = 1 and c.deleted_at is null';
 const order = 'order by c.created_at desc, c.id desc limit $3';
-const one = { name: 'one', text: `${select} where ${live} and c.id = $3` };
-const first = { name: 'first', text: `${select} where ${live} ${order}` };
-const after = { name: 'after', text: `${select} where ${live} and (c.created_at, c.id) < ($4, $5) ${order}` };
+const first = { name: 'first', text: `${select} where ${PG_LIVE} ${order}` };
+const after = { name: 'after', text: `${select} where ${PG_LIVE} and (c.created_at, c.id) < ($4, $5) ${order}` };
 const insert = {
   name: 'insert',
   text:
@@ -33,7 +31,7 @@ const json = 'application/json; charset=utf-8';
 
 const app = Fastify({ logger: false });
 app.get('/customers/:id', async (req, reply) => {
-  const { rows } = await pool.query({ ...one, values: [adultCutoff(), workspaceId, req.params.id] });
+  const { rows } = await pool.query({ ...PG_ONE, values: [adultCutoff(), workspaceId, req.params.id] });
   if (rows.length === 0) return reply.code(404).type(json).send('{"error":"not found"}');
   return reply.type(json).send(rows[0].record);
 });

@@ -79,6 +79,15 @@ export function customerRecordSql(dialect, cutoff) {
   return `select c.created_at, c.id, ${pg ? `(${record})::text` : record} as record from customers c`;
 }
 
+/** A live customer of the workspace, on PostgreSQL: $2 is the workspace's id. */
+export const PG_LIVE = 'c.workspace_id = $2 and c.livemode = 1 and c.deleted_at is null';
+
+/**
+ * bare_fastify_pg's read of one customer, named (prepared once per connection), which
+ * bare_fastify_pg_limits runs too: values [adultCutoff(), workspace id, customer id].
+ */
+export const PG_ONE = { name: 'one', text: `${customerRecordSql('postgres', '$1')} where ${PG_LIVE} and c.id = $3` };
+
 /** The date of birth on or before which a customer is an adult today (YYYY-MM-DD). */
 export function adultCutoff() {
   const d = new Date();
