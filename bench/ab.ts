@@ -186,7 +186,8 @@ async function measure(variant: string, round: number, { secret, ids, workspaceI
     ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.AB_CPU_PROF, `${variant}-${round}`)}`]
     : [];
   // `BUNDLE:K=V,K=V`: the bundle run with settings of its own (tracing on, say).
-  const [bundle, settings = ''] = variant.split(':', 2) as [string, string?];
+  const colon = variant.indexOf(':');
+  const [bundle, settings] = colon === -1 ? [variant, ''] : [variant.slice(0, colon), variant.slice(colon + 1)];
   for (const setting of settings.split(',').filter(Boolean)) {
     const at = setting.indexOf('=');
     Object.assign(env, { [setting.slice(0, at)]: setting.slice(at + 1) });
