@@ -67,9 +67,16 @@ describe.runIf(ENGINES.includes('postgres'))('named statements (postgres)', () =
       expect(reads).toHaveLength(1);
       expect(reads[0]!.name).toMatch(/^v_/);
       // Two more reads of another customer prepare nothing new: the same shape runs by name.
+      // (Only the customers' statements: the request log and key activity write on timers of
+      // their own, and may prepare a batch's shape on this connection meanwhile.)
       await app.inject({ method: 'GET', url: '/customers/cus_doesnotexist000000000', headers });
       await app.inject({ method: 'GET', url: `/customers/${id}`, headers });
-      expect((await prepared(storage)).map((s) => s.name).sort()).toEqual(after.map((s) => s.name).sort());
+      const customerStatements = (rows: { name: string; statement: string }[]) =>
+        rows
+          .filter((s) => /from "customers"/.test(s.statement))
+          .map((s) => s.name)
+          .sort();
+      expect(customerStatements(await prepared(storage))).toEqual(customerStatements(after));
       expect(after.length).toBeGreaterThan(before.length);
     } finally {
       await app.close();
