@@ -173,6 +173,22 @@ async function receiverUrl(): Promise<string> {
   return `${receiver.url}/hooks`;
 }
 
+/** `BUNDLE:K=V,K=V`: the bundle in dist/ab/, run with settings of its own (tracing on, say). */
+function parseVariant(variant: string): { bundle: string; settings: Record<string, string> } {
+  const colon = variant.indexOf(':');
+  if (colon === -1) return { bundle: variant, settings: {} };
+  const pairs = variant
+    .slice(colon + 1)
+    .split(',')
+    .filter(Boolean);
+  return {
+    bundle: variant.slice(0, colon),
+    settings: Object.fromEntries(
+      pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+    ),
+  };
+}
+
 async function measure(variant: string, round: number, { secret, ids, workspaceId }: Seeded): Promise<Measure[]> {
   const env = {
     DATABASE_URL: RUN_DB,
@@ -185,14 +201,8 @@ async function measure(variant: string, round: number, { secret, ids, workspaceI
   const profile = process.env.AB_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.AB_CPU_PROF, `${variant}-${round}`)}`]
     : [];
-  // `BUNDLE:K=V,K=V`: the bundle run with settings of its own (tracing on, say).
-  const colon = variant.indexOf(':');
-  const [bundle, settings] = colon === -1 ? [variant, ''] : [variant.slice(0, colon), variant.slice(colon + 1)];
-  for (const setting of settings.split(',').filter(Boolean)) {
-    const at = setting.indexOf('=');
-    Object.assign(env, { [setting.slice(0, at)]: setting.slice(at + 1) });
-  }
-  const { child } = await startUntilReady([...profile, join('dist/ab', bundle, 'server.js')], env);
+  const { bundle, settings } = parseVariant(variant);
+  const { child } = await startUntilReady([...profile, join('dist/ab', bundle, 'server.js')], { ...env, ...settings });
   const out: Measure[] = [];
   try {
     const headers = { authorization: `Bearer ${secret}`, 'service-version': '2026-10-08' };
@@ -240,7 +250,7 @@ async function main() {
         await pgAdmin(PG_SERVER, `create database ${PG_RUN} template ${PG_BASE}`);
       } else {
         for (const f of [`${DB}-wal`, `${DB}-shm`]) rmSync(f, { force: true });
-        const own = `${DB}.${variant.split(':')[0]}.template`;
+        const own = `${DB}.${parseVariant(variant).bundle}.template`;
         copyFileSync(existsSync(own) ? own : template, DB);
       }
       all.push(...(await measure(variant, round, seeded)));
