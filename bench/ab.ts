@@ -27,7 +27,8 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * absent) and each measurement runs on a copy of it (`CREATE DATABASE … TEMPLATE`), made
  * afresh before each bundle's turn; both bundles must then share one schema.
  * AB_CPU_PROF=DIR: each server runs with `node --cpu-prof`, its profile written when it stops
- * to DIR/<bundle>-<round>/ (measure one scenario a run to profile it alone).
+ * to DIR/<n>-<bundle>-<round>/, n the variant's place among the arguments (measure one
+ * scenario a run to profile it alone).
  * `create_webhook` is `create` with one enabled endpoint posting to a local receiver
  * (bench/webhook-receiver.mjs), made before its warm-up and removed with its queue after.
  */
@@ -198,10 +199,12 @@ async function measure(variant: string, round: number, { secret, ids, workspaceI
     WEBHOOK_ALLOW_HTTP: 'on',
     WEBHOOK_ALLOW_PRIVATE: 'on',
   };
-  const profile = process.env.AB_CPU_PROF
-    ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.AB_CPU_PROF, `${variant}-${round}`)}`]
-    : [];
   const { bundle, settings } = parseVariant(variant);
+  // Named by the variant's place on the command line: two may share a bundle, and settings hold slashes.
+  const profileDir = `${VARIANTS.indexOf(variant) + 1}-${bundle}-${round}`;
+  const profile = process.env.AB_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.AB_CPU_PROF, profileDir)}`]
+    : [];
   const { child } = await startUntilReady([...profile, join('dist/ab', bundle, 'server.js')], { ...env, ...settings });
   const out: Measure[] = [];
   try {

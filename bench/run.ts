@@ -64,7 +64,9 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * `--tracing RATIO`: the API runs with tracing on (docs/operations.md "Tracing"), exporting
  * over OTLP/HTTP to a local collector that counts what it receives (bench/otlp-sink.mjs),
  * sampling RATIO of the traces (`parentbased_traceidratio`); the document's `tracing` gives
- * the ratio and the exports and spans received.
+ * the ratio, the exports and spans received, and `get_one_ratio`: right after get_one's
+ * rounds, get_one measured in turns on the traced API and on an API process of its own with
+ * tracing off, BENCH_ROUNDS pairs, the median of their ratios (each pair's in `get_one_rounds`).
  *
  * `--workers N` (PostgreSQL): then the same API scenarios against `venue-api serve --workers N`
  * (one primary, N serving processes on one port), reported under `workers` beside the one
@@ -527,6 +529,22 @@ async function main() {
       noRedis.get_one = await withoutRedis((url) => getOneOf(url));
       log(`  get_one without Redis: ${noRedis.get_one.rps.toFixed(0)}/s`);
     }
+    // With tracing on, get_one once more in turns against an API process of its own with it
+    // off, each round a pair a few seconds apart: what tracing costs, apart from the machine's drift.
+    let untraced: Paired | undefined;
+    if (sink) {
+      const offEnv = Object.fromEntries(Object.entries(apiEnv).filter(([k]) => !k.startsWith('OTEL_')));
+      const plain = (await startUntilReady(['dist/bundle/server.js'], offEnv)).child;
+      try {
+        untraced = await paired(
+          () => getOneOf(api!.url),
+          () => getOneOf(plain.url),
+        );
+      } finally {
+        await plain.stop();
+      }
+      log(`  get_one with tracing over without, each round: ${untraced.ratios.map((r) => r.toFixed(2)).join(', ')}`);
+    }
 
     log('page_100…');
     const pageOf = (url: string) => load({ url: `${url}/customers?limit=${PAGE}`, headers });
@@ -670,9 +688,15 @@ async function main() {
         );
       }
     }
-    const tracing = sink
-      ? { ratio: TRACING, ...((await (await fetch(`${sink.url}/stats`)).json()) as { exports: number; spans: number }) }
-      : undefined;
+    const tracing =
+      sink && untraced
+        ? {
+            ratio: TRACING,
+            get_one_ratio: r3(median(untraced.ratios)),
+            get_one_rounds: untraced.ratios.map(r3),
+            ...((await (await fetch(`${sink.url}/stats`)).json()) as { exports: number; spans: number }),
+          }
+        : undefined;
     const doc = {
       engine,
       ...(engine === 'postgres' ? { pool_size: poolSize } : {}),
@@ -778,6 +802,11 @@ async function main() {
       for (const s of doc.scenarios) {
         const cpu = Object.entries(s.cpu_us_per_request ?? {}).map(([of, us]) => `${of} ${us}`);
         if (cpu.length > 0) console.log(`${s.name}: CPU µs a request, ${cpu.join(', ')}`);
+      }
+      if (doc.tracing) {
+        console.log(
+          `tracing at ${doc.tracing.ratio}: get_one ${doc.tracing.get_one_ratio.toFixed(3)}x its rate without (rounds ${doc.tracing.get_one_rounds.join(', ')})`,
+        );
       }
       if (doc.redis) {
         console.log(
