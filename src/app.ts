@@ -10,7 +10,7 @@ import { activityTracking } from './http/activity.ts';
 import { backpressure } from './http/backpressure.ts';
 import { auth } from './http/auth.ts';
 import { idempotency } from './http/idempotency.ts';
-import { countRefusedKey, rateLimit, refusedAddressGuard } from './http/rate-limit.ts';
+import { holdBlockedAddress, rateLimit, refuseByAddress } from './http/rate-limit.ts';
 import { apiDocsRoutes } from './http/api-docs.ts';
 import { errorDocsRoute } from './http/error-docs.ts';
 import { openApiRoute, registerOpenApi } from './http/openapi.ts';
@@ -151,9 +151,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     walBytes: () => deps.storage.engine.walBytes(),
     backups: config.backups !== null,
   });
-  await app.register(refusedAddressGuard, { store: limitStore, clock });
-  await app.register(auth, { keys, clock, onRefused: countRefusedKey({ store: limitStore, clock }) });
-  await app.register(rateLimit, { store: limitStore, clock });
+  const limiting = { store: limitStore, clock };
+  await app.register(auth, {
+    keys,
+    clock,
+    onRefused: refuseByAddress(limiting),
+    beforeLookup: holdBlockedAddress(limiting),
+  });
+  await app.register(rateLimit, limiting);
   // After the limit check, so their refusals of a valid key carry its RateLimit headers.
   await app.register(versionCheck);
   await app.register(strictRequest);

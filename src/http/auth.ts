@@ -25,14 +25,26 @@ declare module 'fastify' {
 export interface AuthOptions {
   keys: KeyCache;
   clock: Clock;
-  /** Told of every refused key, so the per-address limit can count it (awaited before the 401). */
-  onRefused?: (request: FastifyRequest) => void | Promise<void>;
+  /**
+   * Told of every request it refuses before its answer, `badKey` for a 401 or a 403 `forbidden`
+   * (not for a paused key), so the per-address limit can hold and count it; what it throws
+   * answers instead.
+   */
+  onRefused?: (request: FastifyRequest, badKey: boolean) => Promise<void>;
+  /**
+   * Runs before a secret this process has not cached is read from the database (a guess, or a
+   * key's first use here), and may throw to answer instead: the per-address block, so a blocked
+   * address costs no lookup and cannot time one.
+   */
+  beforeLookup?: (request: FastifyRequest) => Promise<void>;
 }
 
 const unauthorized = (detail: string) =>
   new ApiError('unauthorized', detail, { headers: { 'WWW-Authenticate': 'Bearer realm="venue-api"' } });
 
 const AUTHORIZATION = new Set(['authorization']);
+/** What auth answers itself: a bad key (401), a key from an address it does not allow (403), a paused key. */
+const REFUSALS = new Set(['unauthorized', 'forbidden', 'key_paused']);
 
 function bearer(request: FastifyRequest): string | null {
   // Two Authorization headers carry no one key: a 400, whatever they hold (strict-request.ts).
@@ -44,10 +56,15 @@ function bearer(request: FastifyRequest): string | null {
 }
 
 /** The key a secret names, when it is usable now: known, not revoked, not expired (paused is still a key). */
-async function findUsableKey(secret: string | null, options: AuthOptions): Promise<ApiKey | null> {
+async function findUsableKey(
+  request: FastifyRequest,
+  secret: string | null,
+  options: AuthOptions,
+): Promise<ApiKey | null> {
   // The checksum turns away mistyped and invented keys without a lookup.
   if (secret === null || !checkKeySecret(secret)) return null;
-  const key = await options.keys.lookup(secret);
+  const { beforeLookup } = options;
+  const key = await options.keys.lookup(secret, beforeLookup && (() => beforeLookup(request)));
   if (!key || key.status === 'revoked' || (key.expiresAt !== null && key.expiresAt <= options.clock())) return null;
   return key;
 }
@@ -56,7 +73,7 @@ async function findUsableKey(secret: string | null, options: AuthOptions): Promi
 async function authenticate(request: FastifyRequest, options: AuthOptions): Promise<ApiKey> {
   const secret = bearer(request);
   if (secret === null) throw unauthorized('Send your API key as "Authorization: Bearer <API_KEY>".');
-  const key = await findUsableKey(secret, options);
+  const key = await findUsableKey(request, secret, options);
   if (!key) throw unauthorized('The API key is missing, malformed, unknown, expired or revoked.');
   request.loggedKey = key;
   if (key.status === 'paused') {
@@ -91,7 +108,7 @@ export const auth = fp(async (app: FastifyInstance, options: AuthOptions) => {
       // still told its allowance, and counted when active (SPEC "Limits" 2: every answer);
       // anything else gets the plain answer, without a 401 and without a lookup for a
       // malformed key.
-      const found = await findUsableKey(bearer(request), options);
+      const found = await findUsableKey(request, bearer(request), options);
       const key = found && addressAllowed(found.allowedIps, request.ip) ? found : null;
       request.loggedKey = found;
       request.validKey = key;
@@ -102,8 +119,8 @@ export const auth = fp(async (app: FastifyInstance, options: AuthOptions) => {
     try {
       key = await authenticate(request, options);
     } catch (err) {
-      if (err instanceof ApiError && (err.code === 'unauthorized' || err.code === 'forbidden'))
-        await options.onRefused?.(request);
+      if (err instanceof ApiError && REFUSALS.has(err.code))
+        await options.onRefused?.(request, err.code !== 'key_paused');
       throw err;
     }
     accept(request, key, options.clock);

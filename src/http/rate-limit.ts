@@ -37,8 +37,7 @@ export interface RateLimitOptions {
 }
 
 /** 429 naming the limit and when it frees up (SPEC "Limits" 1, DECISIONS "Limits"). */
-function refusal(store: LimitStore, result: Consumption, now: number): ApiError {
-  const state = refusingState(result)!;
+function refusal(store: LimitStore, state: CheckState, now: number): ApiError {
   const wait = secondsUntil(state.resetAt, now);
   store.events.emit('rate_limited', state.check.name);
   return new ApiError(
@@ -48,26 +47,43 @@ function refusal(store: LimitStore, result: Consumption, now: number): ApiError 
   );
 }
 
-/**
- * Refused keys per address (DECISIONS "Limits"): once an address has had 30 answers of
- * 401 in a minute, every request from it is 429 until that minute ends — with a valid key
- * too, so a right guess looks like a wrong one. Registered before auth.
- */
-export const refusedAddressGuard = fp(async (app: FastifyInstance, { store, clock }: RateLimitOptions) => {
-  app.addHook('onRequest', async (request) => {
-    // Public routes need no key, so a key-guesser's block must not take down /health or /ready.
-    if (request.routeOptions.config.access?.kind === 'public') return;
-    const now = clock();
-    const result = await store.consume([refusedKeysCheck(request.ip, 0)], now);
-    if (!result.allowed) throw refusal(store, result, now);
-  });
-});
+const reached = (state: CheckState) => state.count >= state.check.max;
 
-/** auth's onRefused: counts one 401 against the caller's address (request.ip honours TRUST_PROXY). */
-export function countRefusedKey({ store, clock }: RateLimitOptions) {
-  return async (request: FastifyRequest): Promise<void> => {
-    await store.consume([refusedKeysCheck(request.ip, 1)], clock());
+/**
+ * Refused keys per address (DECISIONS "Limits"): once an address has had 30 answers of 401
+ * in a minute, every request from it is 429 until that minute ends, with a valid key too,
+ * so a right guess looks like a wrong one: no RateLimit headers and nothing in the key's
+ * request log. Its check is first in each request's one call to the store.
+ */
+function addressBlocked(request: FastifyRequest, store: LimitStore, result: Consumption, now: number): ApiError | null {
+  // A refused call counted nothing, so its counts are those before this request.
+  const address = result.states[0]!;
+  if (result.allowed || !reached(address)) return null;
+  request.validKey = null;
+  request.loggedKey = null;
+  request.allowance = null;
+  return refusal(store, address, now);
+}
+
+/**
+ * auth's onRefused: a request auth refuses is first held to its address's block, then a bad
+ * key (401, or 403 from an address the key does not allow) counts one refused key against
+ * the address (request.ip honours TRUST_PROXY); a paused key counts nothing. Throws the 429
+ * when the address is blocked.
+ */
+export function refuseByAddress({ store, clock }: RateLimitOptions) {
+  return async (request: FastifyRequest, badKey: boolean): Promise<void> => {
+    const now = clock();
+    const result = await store.consume([refusedKeysCheck(request.ip, badKey ? 1 : 0)], now);
+    const blocked = addressBlocked(request, store, result, now);
+    if (blocked) throw blocked;
   };
+}
+
+/** auth's beforeLookup: a secret not cached is read from the database only for an address that is not blocked. */
+export function holdBlockedAddress(options: RateLimitOptions) {
+  const refuse = refuseByAddress(options);
+  return (request: FastifyRequest) => refuse(request, false);
 }
 
 function allowanceOf(perMinute: CheckState, now: number): Allowance {
@@ -83,21 +99,27 @@ async function currentAllowance(store: LimitStore, key: ApiKey, now: number): Pr
 }
 
 /**
- * Every limit of an authenticated request, checked and counted in one step (registered
- * after auth, before the version check and access). The key's per-minute allowance goes in
- * RateLimit-Policy / RateLimit on every answer to a request carrying a valid key, whatever
- * its status and whichever check refused it (SPEC "Limits" 2, DECISIONS "Limits"); one
- * onSend sets them, so no answer path can miss them. A 401 has no key to describe.
+ * Every limit of a request that is not public, checked and counted in one call to the store
+ * (registered after auth, before the version check and access): its address's block, then
+ * with an active key the key's and its workspace's limits. The key's per-minute allowance
+ * goes in RateLimit-Policy / RateLimit on every answer to a request carrying a valid key,
+ * whatever its status and whichever check refused it (SPEC "Limits" 2, DECISIONS "Limits");
+ * one onSend sets them, so no answer path can miss them. A 401 has no key to describe.
  */
 export const rateLimit = fp(async (app: FastifyInstance, { store, clock }: RateLimitOptions) => {
   app.decorateRequest('allowance', null);
   app.addHook('onRequest', async (request) => {
+    // Public routes need no key, so a key-guesser's block must not take down /health or /ready.
+    if (request.routeOptions.config.access?.kind === 'public') return;
     const key = request.key;
-    if (!key) return;
     const now = clock();
-    const result = await store.consume(requestChecks(key, request.method), now);
-    request.allowance = allowanceOf(result.states[0]!, now);
-    if (!result.allowed) throw refusal(store, result, now);
+    const address = refusedKeysCheck(request.ip, 0);
+    const result = await store.consume(key ? [address, ...requestChecks(key, request.method)] : [address], now);
+    const blocked = addressBlocked(request, store, result, now);
+    if (blocked) throw blocked;
+    if (!key) return;
+    request.allowance = allowanceOf(result.states[1]!, now);
+    if (!result.allowed) throw refusal(store, refusingState(result)!, now);
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     const key = request.validKey;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { makeTestApp, type TestApp, type TestKey } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/storage.ts';
 import { CASES, START, useStoreApp } from './fixtures.ts';
@@ -29,6 +29,42 @@ describe.each(CASES)('refused keys per address on %s, %s store', (engine, store)
     expect((await from(t, '198.51.100.8', BAD)).statusCode).toBe(401);
     t.clock.now += 59_000; // the next minute
     expect((await from(t, '198.51.100.7', t.keys.test)).statusCode).toBe(200);
+  });
+
+  it('a blocked address gets 429 for a key cached here, one not yet read and a paused one, all alike', async () => {
+    const cached = t.keys.test;
+    expect((await from(t, '198.51.100.20', cached)).statusCode).toBe(200);
+    const unread = await t.makeKey({});
+    const paused = await t.makeKey({});
+    await t.storage.db.updateTable('api_keys').set({ status: 'paused' }).where('id', '=', paused.id).execute();
+    for (let i = 0; i < 30; i++) expect((await from(t, '198.51.100.21', BAD)).statusCode).toBe(401);
+    for (const key of [cached, unread, paused]) {
+      const answer = await from(t, '198.51.100.21', key);
+      expect(answer.statusCode).toBe(429);
+      expect(answer.json().limit).toBe('refused_keys_per_minute');
+      expect(answer.headers.ratelimit).toBeUndefined();
+      expect(answer.headers['ratelimit-policy']).toBeUndefined();
+    }
+    t.clock.now += 60_000;
+    expect((await from(t, '198.51.100.21', unread)).statusCode).toBe(200);
+    expect((await from(t, '198.51.100.21', paused)).json().code).toBe('key_paused');
+  });
+
+  it('a request with a key asks the store once: the address and every limit in one call', async () => {
+    await from(t, '198.51.100.22', t.keys.test); // read into this process's cache
+    const consume = vi.spyOn(t.app.limitStore, 'consume');
+    try {
+      expect((await from(t, '198.51.100.22', t.keys.test)).statusCode).toBe(200);
+      expect(consume).toHaveBeenCalledTimes(1);
+      expect(consume.mock.calls[0]![0].map((c) => c.name)).toEqual([
+        'refused_keys_per_minute',
+        'requests_per_minute',
+        'requests_per_day',
+        'workspace_requests_per_minute',
+      ]);
+    } finally {
+      consume.mockRestore();
+    }
   });
 
   it('two IPv6 addresses in one /64 share a count; the next /64 does not', async () => {

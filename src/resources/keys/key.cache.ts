@@ -41,10 +41,12 @@ export class KeyCache {
     this.lastPoll = this.now();
   }
 
-  async lookup(secret: string): Promise<ApiKey | null> {
+  /** The key a secret names; `beforeRead` runs (and may throw) before a secret not cached here is read from the database. */
+  async lookup(secret: string, beforeRead?: () => Promise<void>): Promise<ApiKey | null> {
     const hash = hashKeySecret(secret);
     const cached = this.byHash.get(hash);
     if (cached) return cached;
+    await beforeRead?.();
     const found = await findKeyBySecretHash(this.db, hash);
     const key = found && keyFor(found, hash);
     if (!key) return null;
