@@ -34,6 +34,9 @@ interface Run {
   scenarios: Scenario[];
 }
 
+/** What one request of a scenario cost each tier, as the run has it. */
+const costsOf = (run: Run, scenario: string) => run.scenarios.find((s) => s.name === scenario)?.cpu_us_per_request;
+
 /** The newest kept PostgreSQL run whose reads and writes carry every tier's CPU. */
 export function latestRun(): { file: string; run: Run } {
   const files = readdirSync(RESULTS)
@@ -42,7 +45,7 @@ export function latestRun(): { file: string; run: Run } {
     .reverse();
   for (const file of files) {
     const run = JSON.parse(readFileSync(join(RESULTS, file), 'utf8')) as Run;
-    const costs = ['get_one', 'create'].map((n) => run.scenarios.find((s) => s.name === n)?.cpu_us_per_request);
+    const costs = ['get_one', 'create'].map((n) => costsOf(run, n));
     if (run.redis && costs.every((c) => c && TIERS.every((t) => (c[t] ?? 0) > 0))) return { file, run };
   }
   throw new Error(`no run in ${RESULTS} has get_one's and create's CPU for the API, PostgreSQL and Redis`);
@@ -52,7 +55,7 @@ const whole = (n: number) => Math.floor(n).toLocaleString('en-US');
 
 /** Requests a second each tier carries on one core. */
 function perCore(run: Run, scenario: string): Record<Tier, number> {
-  const cpu = run.scenarios.find((s) => s.name === scenario)!.cpu_us_per_request!;
+  const cpu = costsOf(run, scenario)!;
   return Object.fromEntries(TIERS.map((t) => [t, 1_000_000 / cpu[t]!])) as Record<Tier, number>;
 }
 
@@ -70,7 +73,7 @@ function fleet(rates: Record<Tier, number>, api: number, primary: number): strin
 export function renderCapacity(file: string, run: Run): string {
   const reads = perCore(run, 'get_one');
   const writes = perCore(run, 'create');
-  const cpu = (s: string, t: Tier) => run.scenarios.find((x) => x.name === s)!.cpu_us_per_request![t]!;
+  const cpu = (s: string, t: Tier) => costsOf(run, s)![t]!;
   const lines = [
     BEGIN,
     '',

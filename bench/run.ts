@@ -492,16 +492,17 @@ async function main() {
       idReplacement: true,
     };
 
-    // get_one and create once more against an API process of their own without REDIS_URL (its
-    // limits counted in the process), stopped after: `redis`, what keeping limits there costs.
-    const withoutRedis = async (measure: (url: string) => Promise<Load>) => {
-      const plain = (await startUntilReady(['dist/bundle/server.js'], { ...apiEnv, REDIS_URL: '' })).child;
+    // A second API process with other settings, measured and stopped: what a setting costs.
+    const ownApi = async <T>(env: Record<string, string>, measure: (url: string) => Promise<T>): Promise<T> => {
+      const other = (await startUntilReady(['dist/bundle/server.js'], env)).child;
       try {
-        return await measure(plain.url);
+        return await measure(other.url);
       } finally {
-        await plain.stop();
+        await other.stop();
       }
     };
+    // get_one and create once more without REDIS_URL (limits counted in the process): `redis`.
+    const withoutRedis = (measure: (url: string) => Promise<Load>) => ownApi({ ...apiEnv, REDIS_URL: '' }, measure);
     const noRedis: { get_one?: Load; create?: Load } = {};
 
     const randomCustomer: autocannon.Request[] = [
@@ -534,15 +535,12 @@ async function main() {
     let untraced: Paired | undefined;
     if (sink) {
       const offEnv = Object.fromEntries(Object.entries(apiEnv).filter(([k]) => !k.startsWith('OTEL_')));
-      const plain = (await startUntilReady(['dist/bundle/server.js'], offEnv)).child;
-      try {
-        untraced = await paired(
+      untraced = await ownApi(offEnv, (url) =>
+        paired(
           () => getOneOf(api!.url),
-          () => getOneOf(plain.url),
-        );
-      } finally {
-        await plain.stop();
-      }
+          () => getOneOf(url),
+        ),
+      );
       log(`  get_one with tracing over without, each round: ${untraced.ratios.map((r) => r.toFixed(2)).join(', ')}`);
     }
 
