@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { ApiError } from '../errors.ts';
 import type { Clock } from '../lib/time.ts';
 import {
+  reached,
   refusingState,
   secondsUntil,
   type CheckState,
@@ -46,8 +47,6 @@ function refusal(store: LimitStore, state: CheckState, now: number): ApiError {
     { limit: state.check.name, headers: { 'Retry-After': String(wait) } },
   );
 }
-
-const reached = (state: CheckState) => state.count >= state.check.max;
 
 /**
  * Refused keys per address (DECISIONS "Limits"): once an address has had 30 answers of 401

@@ -49,12 +49,15 @@ export interface LimitStore {
   close(): Promise<void>;
 }
 
+/** Whether a check's limit was reached (refused calls count nothing, so then it is the count before the request). */
+export const reached = (state: CheckState): boolean => state.count >= state.check.max;
+
 /** The limit a refusal is reported under: of those reached, the one that frees up last. */
 export function refusingState(result: Consumption): CheckState | null {
   if (result.allowed) return null;
   let worst: CheckState | null = null;
   for (const s of result.states) {
-    if (s.count >= s.check.max && (!worst || s.resetAt > worst.resetAt)) worst = s;
+    if (reached(s) && (!worst || s.resetAt > worst.resetAt)) worst = s;
   }
   return worst;
 }
