@@ -25,7 +25,8 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * time), so no bundle migrates while it is measured.
  * AB_DB may be a PostgreSQL URL (`postgres://…/ab20k`): that database is seeded once (made when
  * absent) and each measurement runs on a copy of it (`CREATE DATABASE … TEMPLATE`), made
- * afresh before each bundle's turn; both bundles must then share one schema.
+ * afresh before each bundle's turn; both bundles must then share one schema. Each line then
+ * also has pg_cpu_us: the CPU of every process named postgres, per request.
  * AB_CPU_PROF=DIR: each server runs with `node --cpu-prof`, its profile written when it stops
  * to DIR/<n>-<bundle>-<round>/, n the variant's place among the arguments (measure one
  * scenario a run to profile it alone).
@@ -162,6 +163,8 @@ interface Measure {
   p50: number;
   p99: number;
   cpu_us: number;
+  /** PostgreSQL: the CPU of every process named postgres (the server's, whichever database). */
+  pg_cpu_us?: number;
   non2xx: number;
   /** create_webhook: what became of the endpoint's deliveries by the end of the load. */
   deliveries?: Awaited<ReturnType<typeof retireEndpoint>>;
@@ -214,8 +217,10 @@ async function measure(variant: string, round: number, { secret, ids, workspaceI
       const endpoint = name === 'create_webhook' ? await addEndpoint(RUN_DB, workspaceId, await receiverUrl()) : null;
       if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
       const spent = cpuSince(child.process.pid!);
+      const spentByPostgres = POSTGRES ? cpuSince('postgres') : null;
       const r = await autocannon({ ...options, duration: SECONDS });
       const ticks = spent();
+      const pgTicks = spentByPostgres?.();
       const deliveries = endpoint ? await retireEndpoint(RUN_DB, workspaceId, endpoint) : undefined;
       const m: Measure = {
         variant,
@@ -225,6 +230,9 @@ async function measure(variant: string, round: number, { secret, ids, workspaceI
         p50: r.latency.p50,
         p99: r.latency.p99,
         cpu_us: Math.round((ticks * TICK_US) / Math.max(1, r.requests.total)),
+        ...(pgTicks === undefined
+          ? {}
+          : { pg_cpu_us: Math.round((pgTicks * TICK_US) / Math.max(1, r.requests.total)) }),
         non2xx: r.non2xx + r.errors,
         ...(deliveries ? { deliveries } : {}),
       };
@@ -263,12 +271,12 @@ async function main() {
   for (const name of SCENARIOS) {
     for (const variant of VARIANTS) {
       const ms = all.filter((m) => m.scenario === name && m.variant === variant);
-      const range = (k: 'rps' | 'cpu_us' | 'p99') => {
-        const xs = ms.map((m) => m[k]).sort((a, b) => a - b);
+      const range = (k: 'rps' | 'cpu_us' | 'pg_cpu_us' | 'p99') => {
+        const xs = ms.map((m) => m[k] ?? 0).sort((a, b) => a - b);
         return `${xs[0]}–${xs[xs.length - 1]} (${xs[Math.floor(xs.length / 2)]})`;
       };
       log(
-        `  ${name.padEnd(12)} ${variant.padEnd(14)} cpu µs/req ${range('cpu_us')}  rps ${range('rps')}  p99 ${range('p99')}`,
+        `  ${name.padEnd(12)} ${variant.padEnd(14)} cpu µs/req ${range('cpu_us')}${POSTGRES ? `  postgres ${range('pg_cpu_us')}` : ''}  rps ${range('rps')}  p99 ${range('p99')}`,
       );
     }
   }

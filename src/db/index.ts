@@ -6,9 +6,9 @@ import type { Engine } from './dialects/types.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { Database, Db } from './schema.ts';
 import { DatabaseUnavailable } from './unavailable.ts';
-import { writePath, type WriteHealth, type Writer } from './write.ts';
+import { type EngineWriter, writePath, type WriteHealth } from './write.ts';
 
-export interface Storage extends Writer {
+export interface Storage extends EngineWriter {
   readonly engine: Engine;
   /** Whether writes are failing for want of disk or database (src/db/write.ts). */
   writeHealth(): WriteHealth;
@@ -34,8 +34,8 @@ export async function openStorage(databaseUrl: string, options: StorageOptions =
         cacheMiB: options.sqliteCacheMiB,
       });
   const db = new Kysely<Database>({ dialect: engine.dialect });
-  const { write, writeHealth } = writePath(db, engine);
-  return { db, engine, write, writeHealth, close: () => db.destroy() };
+  const { write, writeStatement, writeHealth } = writePath(db, engine);
+  return { db, engine, write, writeStatement, writeHealth, close: () => db.destroy() };
 }
 
 /**

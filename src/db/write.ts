@@ -16,6 +16,11 @@ export interface Writer {
 /** A writer that also says which engine it writes to: for writers whose statements differ by engine (Engine). */
 export interface EngineWriter extends Writer {
   readonly engine: Engine;
+  /**
+   * Runs `fn`, one statement that is atomic on its own (PostgreSQL's data-modifying WITH), on
+   * PostgreSQL without BEGIN and COMMIT, durable when it returns; on SQLite as `write` does.
+   */
+  writeStatement<T>(fn: (db: Db | Tx) => Promise<T>): Promise<T>;
 }
 
 /** Whether writes are failing for want of disk or database (for /health), and since when. */
@@ -29,7 +34,7 @@ export interface WriteHealth {
   lastSuccessAt: number | null;
 }
 
-export interface WritePath extends Writer {
+export interface WritePath extends Writer, Pick<EngineWriter, 'writeStatement'> {
   writeHealth(): WriteHealth;
 }
 
@@ -42,7 +47,7 @@ export function writePath(db: Db, engine: Engine, clock: () => number = Date.now
   let lastSuccessAt: number | null = null;
 
   async function write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    try {
+    return tracked(async () => {
       let durable: Promise<void> = Promise.resolve();
       const value = await db.transaction().execute((tx) => {
         // This transaction's own group, taken while it runs: never "whatever group is open later".
@@ -50,6 +55,14 @@ export function writePath(db: Db, engine: Engine, clock: () => number = Date.now
         return fn(tx);
       });
       await durable;
+      return value;
+    });
+  }
+
+  /** Runs a write, keeping the health /health reports. */
+  async function tracked<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      const value = await run();
       lastSuccessAt = clock();
       since = null;
       reason = null;
@@ -64,9 +77,15 @@ export function writePath(db: Db, engine: Engine, clock: () => number = Date.now
     }
   }
 
+  // PostgreSQL commits a statement run outside a transaction before answering it; SQLite's
+  // writes are durable only through their group's COMMIT (sqlite-group-commit.ts).
+  const writeStatement = <T>(fn: (db: Db | Tx) => Promise<T>): Promise<T> =>
+    engine.name === 'postgres' ? tracked(() => fn(db)) : write(fn);
+
   return {
     db,
     write,
+    writeStatement,
     writeHealth: () => ({ failing: since !== null, since, reason, lastSuccessAt }),
   };
 }

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiError, toProblem } from '../errors.ts';
 import { JsonText } from '../resources/json-text.model.ts';
 import type { StoredAnswer } from '../resources/writes/idempotency.model.ts';
-import type { WriteService } from '../resources/writes/write.pipeline.ts';
+import type { PlanInsert, WriteService } from '../resources/writes/write.pipeline.ts';
 import { customerIdsIn } from './activity.ts';
 import { actorOf } from './caller.ts';
 import { sendJsonText } from './json-text.ts';
@@ -19,6 +19,8 @@ export interface WriteRoute<I, T> {
   /** 200, or 201 for a create. */
   status: number;
   present(value: T): Presented;
+  /** The write as one INSERT planned ahead, where the service has that form (write.pipeline.ts). */
+  plan?: PlanInsert<I, T>;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -46,21 +48,27 @@ export async function answerWrite<I, T>(
   }
   // The route's own serialiser for this status, taken out here so the pipeline gets a plain function.
   const serialize = reply.getSerializationFunction(String(route.status)) ?? JSON.stringify;
-  const outcome = await writes.runIdempotent(actor, route.service, route.input, {
-    claim,
-    answer: (value): StoredAnswer => {
-      const { body, headers } = route.present(value);
-      const text = body instanceof JsonText ? body.text : serialize(body);
-      request.sentCustomerIds = body instanceof JsonText ? body.customerIds : customerIdsIn(body);
-      return { status: route.status, contentType: JSON_TYPE, headers: headers ?? {}, body: text };
+  const outcome = await writes.runIdempotent(
+    actor,
+    route.service,
+    route.input,
+    {
+      claim,
+      answer: (value): StoredAnswer => {
+        const { body, headers } = route.present(value);
+        const text = body instanceof JsonText ? body.text : serialize(body);
+        request.sentCustomerIds = body instanceof JsonText ? body.customerIds : customerIdsIn(body);
+        return { status: route.status, contentType: JSON_TYPE, headers: headers ?? {}, body: text };
+      },
+      refusal: (err: ApiError): StoredAnswer => ({
+        status: err.status,
+        contentType: PROBLEM_TYPE,
+        headers: err.options.headers ?? {},
+        body: JSON.stringify(toProblem(err, errorsUrl, request.id)),
+      }),
     },
-    refusal: (err: ApiError): StoredAnswer => ({
-      status: err.status,
-      contentType: PROBLEM_TYPE,
-      headers: err.options.headers ?? {},
-      body: JSON.stringify(toProblem(err, errorsUrl, request.id)),
-    }),
-  });
+    route.plan,
+  );
   const { answer } = outcome;
   // The body is the stored one byte for byte, so its request_id is the first request's;
   // Original-Request (Stripe's name) says so beside this request's own Request-Id.

@@ -1,5 +1,5 @@
-import { sql, type Transaction } from 'kysely';
-import { PreparedQuery } from '../../db/prepared.ts';
+import { type Expression, sql, type Transaction } from 'kysely';
+import { type Param, PreparedQuery } from '../../db/prepared.ts';
 import { lockRows } from '../../db/transaction-lock.ts';
 import type { Database, Queryable, Tx } from '../../db/schema.ts';
 import type { CustomerTable } from '../../db/tables/customer.ts';
@@ -16,6 +16,15 @@ import {
 } from './customer-json.repo.ts';
 import { EDITABLE, type EditableColumn } from './customer-input.model.ts';
 import { adultCutoff } from './customer-record.model.ts';
+import {
+  type AtOnceFound,
+  type AtOnceParts,
+  type AtOnceRow,
+  atOnceFound,
+  atOnceParams,
+  atOnceShape,
+  atOnceStatement,
+} from '../writes/write-at-once.repo.ts';
 
 /**
  * Writes to customers. Every change moves the version by exactly one, guarded by the version
@@ -78,6 +87,35 @@ const INSERT = new PreparedQuery<CustomerTable & JsonParams, CustomerJsonRow>((d
     .values(values as never)
     .onConflict((oc) => oc.doNothing())
     .returning(shownColumns(db, param));
+});
+
+/**
+ * insertCustomer with the key's claim and the write's tail, as one statement (PostgreSQL,
+ * write-at-once.repo.ts): the record only if the key was free and the email too.
+ */
+export async function insertCustomerAtOnce(
+  db: Queryable,
+  reader: CustomerReader,
+  row: CustomerTable,
+  parts: AtOnceParts,
+): Promise<AtOnceFound> {
+  const own = Object.fromEntries(Object.entries(row).map(([column, value]) => [`i.${column}`, value]));
+  const params = atOnceParams(parts, { ...own, adultCutoff: adultCutoff(reader.clock()) });
+  const [found] = await INSERT_AT_ONCE.execute(db, params, `${Object.keys(row).join(',')}|${atOnceShape(parts)}`);
+  return atOnceFound(found);
+}
+
+const INSERT_AT_ONCE = new PreparedQuery<Record<string, unknown>, AtOnceRow>((db, param, shape) => {
+  const [columns, ...tail] = shape.split('|') as [string, ...string[]];
+  const names = columns.split(',');
+  return atOnceStatement(db, param, tail.join('|'), (claimed) =>
+    db
+      .insertInto('customers')
+      .columns(names as (keyof CustomerTable)[])
+      .expression(claimed(names.map((column) => param(`i.${column}`) as Expression<unknown>)))
+      .onConflict((oc) => oc.doNothing())
+      .returning(customerJson(db, param as Param<JsonParams>).as('record')),
+  );
 });
 
 /**

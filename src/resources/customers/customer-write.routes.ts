@@ -8,7 +8,13 @@ import { answerWrite, type Presented } from '../../http/write-reply.ts';
 import type { WritePermission } from '../keys/key.model.ts';
 import { CreateCustomerBody, ListBody, TagBody, TestDataRemoval, UpdateCustomerBody } from './customer-body.schema.ts';
 import { Customer, DeletedCustomer } from './customer.schema.ts';
-import { createCustomer, deleteCustomer, updateCustomer, type CustomerResult } from './customer.service.ts';
+import {
+  createCustomer,
+  deleteCustomer,
+  planCreateCustomer,
+  updateCustomer,
+  type CustomerResult,
+} from './customer.service.ts';
 import { changeMembership } from './membership.service.ts';
 import { removeTestData } from './test-data.service.ts';
 
@@ -136,7 +142,13 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
       headers: IdempotencyHeader,
     }),
     async (request, reply) =>
-      answerWrite(request, reply, { service: createCustomer, input: request.body, status: 201, present: versioned }),
+      answerWrite(request, reply, {
+        service: createCustomer,
+        plan: planCreateCustomer,
+        input: request.body,
+        status: 201,
+        present: versioned,
+      }),
   );
 
   app.patch(

@@ -4,8 +4,8 @@ import { ApiError, conflict, invalid, notFound } from '../../errors.ts';
 import { isIdOf, newId } from '../../lib/ids.ts';
 import { actorKeyId, type Actor } from '../actor.model.ts';
 import { firstVenueCountry } from '../venues/venue.repo.ts';
-import type { Tx } from '../../db/schema.ts';
-import type { Written } from '../writes/write.pipeline.ts';
+import type { Queryable, Tx } from '../../db/schema.ts';
+import type { PlanInsert, Written } from '../writes/write.pipeline.ts';
 import type { CreateCustomerBody, UpdateCustomerBody } from './customer-body.schema.ts';
 import { changedColumns, EDITABLE, toCustomerPatch, todayUtc, type CustomerPatch } from './customer-input.model.ts';
 import { JsonText } from '../json-text.model.ts';
@@ -17,6 +17,7 @@ import {
   bumpShownCustomer,
   emailOwner,
   insertCustomer,
+  insertCustomerAtOnce,
   lockCustomer,
   lockShownCustomer,
 } from './customer-write.repo.ts';
@@ -63,9 +64,9 @@ function pickEditable(row: Pick<CustomerTable, (typeof EDITABLE)[number]>): Reco
   return Object.fromEntries(EDITABLE.map((c) => [c, row[c]]));
 }
 
-async function patchFrom(tx: Tx, actor: Actor, body: UpdateCustomerBody): Promise<CustomerPatch> {
+async function patchFrom(db: Queryable, actor: Actor, body: UpdateCustomerBody): Promise<CustomerPatch> {
   // DECISIONS "Customers": a phone is read with the workspace's default country, its first venue's.
-  const country = body.phone ? countryCode(await firstVenueCountry(tx, actor.workspaceId)) : null;
+  const country = body.phone ? countryCode(await firstVenueCountry(db, actor.workspaceId)) : null;
   return toCustomerPatch(body, { today: todayUtc(actor.clock()), defaultCountry: country });
 }
 
@@ -88,13 +89,14 @@ const EMPTY: Omit<Pick<CustomerTable, (typeof EDITABLE)[number]>, 'first_name'> 
   address_country: null,
 };
 
-export async function createCustomer(tx: Tx, actor: Actor, body: CreateCustomerBody): Promise<Written<CustomerResult>> {
-  const patch = await patchFrom(tx, actor, body);
+/** The row a create inserts, from its body. */
+async function newCustomer(db: Queryable, actor: Actor, body: CreateCustomerBody): Promise<CustomerTable> {
+  const patch = await patchFrom(db, actor, body);
   const first_name = patch.first_name;
   if (first_name === undefined)
     throw invalid('first_name: is required', [{ field: 'first_name', message: 'is required' }]);
   const now = actor.clock();
-  const row: CustomerTable = {
+  return {
     id: newId('customer'),
     workspace_id: actor.workspaceId,
     livemode: actor.livemode ? 1 : 0,
@@ -109,18 +111,44 @@ export async function createCustomer(tx: Tx, actor: Actor, body: CreateCustomerB
     updated_at: now,
     deleted_at: null,
   };
+}
+
+const created = (row: CustomerTable): ChangeInput => ({
+  at: row.created_at,
+  action: 'customer.create',
+  customerId: row.id,
+  version: 1,
+  before: null,
+  after: pickEditable(row),
+});
+
+export async function createCustomer(tx: Tx, actor: Actor, body: CreateCustomerBody): Promise<Written<CustomerResult>> {
+  const row = await newCustomer(tx, actor, body);
   // The email's unique index (one live customer per email in a workspace and mode) is the
   // check: no look-up first, and no race between a look-up and the INSERT.
-  const created = await insertCustomer(tx, actor, row);
-  if (!created) throw conflict(EMAIL_TAKEN);
+  const shown = await insertCustomer(tx, actor, row);
+  if (!shown) throw conflict(EMAIL_TAKEN);
   return {
-    value: answerOf(actor, created),
-    records: new Map([[row.id, { after: created.record }]]),
-    changes: [
-      { at: now, action: 'customer.create', customerId: row.id, version: 1, before: null, after: pickEditable(row) },
-    ],
+    value: answerOf(actor, shown),
+    records: new Map([[row.id, { after: shown.record }]]),
+    changes: [created(row)],
   };
 }
+
+/**
+ * createCustomer as one INSERT planned ahead (write.pipeline.ts PlannedInsert), for PostgreSQL
+ * to send with its claim and tail as one statement; not for a contacts-masked key, whose
+ * answer is a masked copy of the record.
+ */
+export const planCreateCustomer: PlanInsert<CreateCustomerBody, CustomerResult> = async (db, actor, body) => {
+  if (actor.contactsMasked) return null;
+  const row = await newCustomer(db, actor, body);
+  return {
+    run: (statementDb, parts) => insertCustomerAtOnce(statementDb, actor, row, parts),
+    change: created(row),
+    value: (record) => answerOf(actor, { id: row.id, created_at: row.created_at, version: row.version, record }),
+  };
+};
 
 /** If-Match as the edge parsed it: the versions listed, "*" (any current version) or null (absent). */
 export type IfMatch = string[] | '*' | null;

@@ -1,4 +1,4 @@
-import type { Tx } from '../../db/schema.ts';
+import type { Queryable } from '../../db/schema.ts';
 import type { WebhookEventTable } from '../../db/tables/webhook.ts';
 import { groupBy } from '../../lib/group-by.ts';
 import type { Scope } from '../actor.model.ts';
@@ -15,7 +15,7 @@ const same = (a: unknown, b: unknown) =>
 
 /** A write's customer events, one a customer changed (the write pipeline's change hook). */
 export async function customerEvents(
-  tx: Tx,
+  tx: Queryable,
   scope: Scope,
   changes: readonly ChangeInput[],
   records?: CustomerRecords,
@@ -34,7 +34,7 @@ export async function customerEvents(
  * top-level fields that differ from the record the writer read before, with their values then.
  */
 async function customerEvent(
-  tx: Tx,
+  tx: Queryable,
   scope: Scope,
   id: string,
   own: readonly ChangeInput[],

@@ -1,4 +1,5 @@
-import type { Tx } from '../../db/schema.ts';
+import type { Queryable, Tx } from '../../db/schema.ts';
+import { lockKey } from '../../db/transaction-lock.ts';
 import type { IdempotencyKeyTable } from '../../db/tables/change.ts';
 import type { WebhookEventTable } from '../../db/tables/webhook.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
@@ -7,7 +8,8 @@ import { ApiError, TransientConflict } from '../../errors.ts';
 import type { Actor, Scope } from '../actor.model.ts';
 import { type ChangeAuthor, type ChangeInput, type CustomerRecords, changeRow } from '../changes/change.model.ts';
 import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
-import { answerRow, claimKey, dropStoredAnswer, isLive, saveAnswer } from './idempotency.repo.ts';
+import { answerRow, claimKey, dropStoredAnswer, isLive, saveAnswer, storing } from './idempotency.repo.ts';
+import { type AtOnceFound, type AtOnceParts, RECORD } from './write-at-once.repo.ts';
 import { writeTail } from './write-tail.repo.ts';
 
 /**
@@ -17,9 +19,9 @@ import { writeTail } from './write-tail.repo.ts';
 
 /** The events of a change, and what follows once they are durable: given where the storage is made (src/storage.ts). */
 export interface ChangeHook {
-  /** In the change's transaction: the events its changes make. */
+  /** In the change's transaction (or before its one statement, given the records): the events its changes make. */
   events(
-    tx: Tx,
+    tx: Queryable,
     scope: Scope,
     changes: readonly ChangeInput[],
     records?: CustomerRecords,
@@ -37,6 +39,22 @@ export interface Written<T> {
 }
 
 export type WriteService<I, T> = (tx: Tx, actor: Actor, input: I) => Promise<Written<T>>;
+
+/**
+ * A write whose change is one INSERT returning the record it made (a customer's create), planned
+ * before it runs: PostgreSQL sends it with its key's claim and its tail as one statement
+ * (write-at-once.repo.ts), one round trip where the transaction takes five.
+ */
+export interface PlannedInsert<T> {
+  /** Runs the statement with the tail's rows. */
+  run(db: Queryable, parts: AtOnceParts): Promise<AtOnceFound>;
+  change: ChangeInput;
+  /** The service's value from the record's text (RECORD before the statement runs). */
+  value(record: string): T;
+}
+
+/** Plans the INSERT, as the service would make it; null where it cannot go as one statement. */
+export type PlanInsert<I, T> = (db: Queryable, actor: Actor, input: I) => Promise<PlannedInsert<T> | null>;
 
 /** How an idempotent write's answers are rendered: inside its transaction, then stored as sent. */
 export interface IdempotentWrite<T> {
@@ -138,6 +156,7 @@ export class WritePipeline {
     service: WriteService<I, T>,
     input: I,
     write: IdempotentWrite<T>,
+    plan?: PlanInsert<I, T>,
   ): Promise<Answered> {
     const { claim } = write;
     const lock = `idempotency\n${claim.keyId}\n${claim.key}`;
@@ -147,6 +166,9 @@ export class WritePipeline {
       // A replay is found by the claim inside the transaction (one look-up, not one before
       // it and one in it); the write path answers once durable (DECISIONS "Durability").
       try {
+        const once =
+          plan && this.store.engine.insertsInWith ? await this.runAtOnce(actor, input, write, plan, lock) : null;
+        if (once) return once;
         const outcome = await this.retrying(() =>
           this.store.write(async (tx) => {
             const stored = await this.claim(tx, claim, lock, actor.clock());
@@ -176,6 +198,42 @@ export class WritePipeline {
     } finally {
       this.inFlight.delete(lock);
     }
+  }
+
+  /**
+   * The planned INSERT as one statement (PostgreSQL); null for what it leaves to the
+   * transaction's way: a refusal (an email taken, told and stored there), an answer over 24
+   * hours old (dropped there), an answer that is not the record as written (a masked copy).
+   */
+  private async runAtOnce<I, T>(
+    actor: Actor,
+    input: I,
+    write: IdempotentWrite<T>,
+    plan: PlanInsert<I, T>,
+    lock: string,
+  ): Promise<Answered | null> {
+    const planned = await plan(this.store.db, actor, input);
+    if (!planned) return null;
+    const { claim } = write;
+    const template = write.answer(planned.value(RECORD));
+    if (!template.body.includes(RECORD)) return null;
+    const now = actor.clock();
+    const records = new Map([[planned.change.customerId, { after: RECORD }]]);
+    const [event] = await this.hook.events(this.store.db, actor, [planned.change], records);
+    const parts: AtOnceParts = {
+      lock: lockKey(lock),
+      keyId: claim.keyId,
+      key: claim.key,
+      change: changeRow(actor, planned.change),
+      answer: answerRow(claim, template, now),
+      event,
+    };
+    const found = await this.retrying(() => this.store.writeStatement((db) => storing(() => planned.run(db, parts))));
+    if (!found.held) throw new TransientConflict(STILL_RUNNING);
+    if (found.stored) return isLive(found.stored, now) ? replay(claim, found.stored) : null;
+    if (found.record === undefined) return null;
+    if (found.deliveries > 0) this.hook.committed();
+    return { replayed: false, answer: write.answer(planned.value(found.record)) };
   }
 
   /** Holds the key for this transaction; answers what another process stored meanwhile. */
