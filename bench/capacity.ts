@@ -5,7 +5,8 @@ import { ROOT } from './processes.ts';
 
 /**
  * docs/operations.md "Capacity", written from the CPU a request costs each tier in the newest
- * kept PostgreSQL run with Redis limits (bench/results/<date>-postgres.json). `node --import
+ * kept PostgreSQL run with Redis limits (bench/results/<date>[-<n>]-postgres.json, the nth
+ * kept that day). `node --import
  * tsx bench/capacity.ts` rewrites the section; test/docs/capacity.test.ts fails when it and
  * the run disagree, so the figures are never typed by hand.
  */
@@ -39,10 +40,12 @@ const costsOf = (run: Run, scenario: string) => run.scenarios.find((s) => s.name
 
 /** The newest kept PostgreSQL run whose reads and writes carry every tier's CPU. */
 export function latestRun(): { file: string; run: Run } {
+  // Newest first: by date, then by a day's number (none is the day's first).
+  const order = (f: string) =>
+    f.replace(/^(\d{4}-\d{2}-\d{2})(?:-(\d+))?-.*$/, (_, d, n) => `${d}-${(n ?? '1').padStart(3, '0')}`);
   const files = readdirSync(RESULTS)
-    .filter((f) => /^\d{4}-\d{2}-\d{2}.*-postgres\.json$/.test(f))
-    .sort()
-    .reverse();
+    .filter((f) => /^\d{4}-\d{2}-\d{2}(-\d+)?-postgres\.json$/.test(f))
+    .sort((a, b) => order(b).localeCompare(order(a)));
   for (const file of files) {
     const run = JSON.parse(readFileSync(join(RESULTS, file), 'utf8')) as Run;
     const costs = ['get_one', 'create'].map((n) => costsOf(run, n));

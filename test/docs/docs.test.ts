@@ -53,7 +53,7 @@ describe('the documents', () => {
     );
     expect(runs.length).toBeGreaterThan(0);
     for (const run of runs) {
-      const engine = /^bench\/results\/\d{4}-\d{2}-\d{2}-(sqlite|postgres)\.json$/.exec(run)?.[1];
+      const engine = /^bench\/results\/\d{4}-\d{2}-\d{2}(?:-\d+)?-(sqlite|postgres)\.json$/.exec(run)?.[1];
       expect(engine, run).toBeDefined();
       const doc = JSON.parse(read(run));
       expect(doc.engine, run).toBe(engine);
