@@ -59,7 +59,7 @@ describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (post
       expect(created.statusCode).toBe(201);
       expect(trips.sent).toHaveLength(1);
       expect(trips.sent[0]).toMatch(
-        /^with claim as \(select pg_try_advisory_xact_lock.*written as \(insert into "customers".*on conflict do nothing returning .*"record"\).*answer as \(insert into "idempotency_keys".*changes as \(insert into "change_log".*new_events as \(insert into "webhook_events".*made as \(insert into webhook_deliveries/s,
+        /^with claim as \(select "lock"\."held", "idempotency_keys"\.\* from \(select pg_try_advisory_xact_lock.*left join "idempotency_keys".*written as \(insert into "customers".*on conflict do nothing returning .*"record"\).*answer as \(insert into "idempotency_keys".*changes as \(insert into "change_log".*new_events as \(insert into "webhook_events".*made as \(insert into webhook_deliveries/s,
       );
 
       // The replay is the same statement, which finds the stored answer and writes nothing.

@@ -1,4 +1,4 @@
-import { PreparedQuery, preparedInsert } from '../../db/prepared.ts';
+import { type Param, PreparedQuery, preparedInsert } from '../../db/prepared.ts';
 import type { Queryable, Tx } from '../../db/schema.ts';
 import type { IdempotencyKeyTable } from '../../db/tables/change.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
@@ -26,7 +26,13 @@ export async function claimKey(db: Queryable, claim: IdempotencyClaim, lock: str
   }
   const [row] = await CLAIM.execute(db, { lock: lockKey(lock), keyId: claim.keyId, key: claim.key });
   if (!row) throw new Error('the claim statement answers one row');
-  const { held, ...stored } = row;
+  return claimFound(row);
+}
+
+/** What the claim's row says: `held`, and the key's columns, all null when nothing is stored. */
+export type ClaimRow = { held: boolean | number } & Nullable<IdempotencyKeyTable>;
+
+export function claimFound({ held, ...stored }: ClaimRow): ClaimFound {
   return { held: Boolean(held), stored: stored.key_id === null ? undefined : (stored as IdempotencyKeyTable) };
 }
 
@@ -44,18 +50,20 @@ const FIND = new PreparedQuery<{ keyId: string; key: string }, IdempotencyKeyTab
     .where('idempotency_key', '=', param('key')),
 );
 type Nullable<T> = { [K in keyof T]: T[K] | null };
-const CLAIM = new PreparedQuery<
-  { lock: string; keyId: string; key: string },
-  { held: boolean | number } & Nullable<IdempotencyKeyTable>
->((db, param) =>
-  db
+type ClaimParams = { lock: string; keyId: string; key: string };
+
+/** The claim as a query (a part of a larger statement too: write-at-once.repo.ts): one row, ClaimRow. */
+export function claimQuery(db: Queryable, param: Param<ClaimParams>) {
+  return db
     .selectFrom(db.selectNoFrom(tryTransactionLock(db, param('lock')).as('held')).as('lock'))
     .leftJoin('idempotency_keys', (join) =>
       join.on('idempotency_keys.key_id', '=', param('keyId')).on('idempotency_keys.idempotency_key', '=', param('key')),
     )
     .select('lock.held')
-    .selectAll('idempotency_keys'),
-);
+    .selectAll('idempotency_keys');
+}
+
+const CLAIM = new PreparedQuery<ClaimParams, ClaimRow>(claimQuery);
 
 const DROP = new PreparedQuery<{ keyId: string; key: string }, never>((db, param) =>
   db.deleteFrom('idempotency_keys').where('key_id', '=', param('keyId')).where('idempotency_key', '=', param('key')),

@@ -1,10 +1,10 @@
 import { type Compilable, type Expression, type RawBuilder, sql } from 'kysely';
-import type { Param } from '../../db/prepared.ts';
+import { type Param, rawQuery } from '../../db/prepared.ts';
 import type { Queryable } from '../../db/schema.ts';
 import type { ChangeLogTable, IdempotencyKeyTable } from '../../db/tables/change.ts';
 import type { WebhookEventTable } from '../../db/tables/webhook.ts';
-import { tryTransactionLock } from '../../db/transaction-lock.ts';
 import { deliveriesOf } from '../webhook-events/event.repo.ts';
+import { type ClaimFound, type ClaimRow, claimFound, claimQuery } from './idempotency.repo.ts';
 
 /**
  * A POST whose change is one INSERT, as one PostgreSQL statement: the key's claim, the INSERT,
@@ -27,22 +27,14 @@ export interface AtOnceParts {
   event: WebhookEventTable | undefined;
 }
 
-/** What the statement found and wrote: no record unless it held the key, found no answer and the INSERT wrote. */
-export interface AtOnceFound {
-  held: boolean;
-  /** The answer stored for the key, however old. */
-  stored: IdempotencyKeyTable | undefined;
+/** What the statement found (ClaimFound) and wrote: a record only if it held the key, found no answer and the INSERT wrote. */
+export interface AtOnceFound extends ClaimFound {
   /** The record the INSERT returned (as a GET shows it). */
   record: string | undefined;
   deliveries: number;
 }
 
-type Nullable<T> = { [K in keyof T]: T[K] | null };
-export type AtOnceRow = {
-  held: boolean;
-  record: string | null;
-  deliveries: number | string;
-} & Nullable<IdempotencyKeyTable>;
+export type AtOnceRow = ClaimRow & { record: string | null; deliveries: number | string };
 
 /** The INSERT, given the select of its values that runs only when the key is free (`claimed`). */
 export type AtOnceInsert = (claimed: (values: readonly Expression<unknown>[]) => RawBuilder<unknown>) => Compilable<{
@@ -77,13 +69,8 @@ export function atOnceParams(parts: AtOnceParts, own: Record<string, unknown>): 
 /** The found row as AtOnceFound. */
 export function atOnceFound(row: AtOnceRow | undefined): AtOnceFound {
   if (!row) throw new Error('the statement answers one row');
-  const { held, record, deliveries, ...stored } = row;
-  return {
-    held: Boolean(held),
-    stored: stored.key_id === null ? undefined : (stored as IdempotencyKeyTable),
-    record: record ?? undefined,
-    deliveries: Number(deliveries),
-  };
+  const { record, deliveries, ...claim } = row;
+  return { ...claimFound(claim), record: record ?? undefined, deliveries: Number(deliveries) };
 }
 
 /**
@@ -110,8 +97,8 @@ export function atOnceStatement(
       select ${sql.join(values)} from written`;
   };
   const parts: RawBuilder<unknown>[] = [
-    sql`claim as (select ${tryTransactionLock(db, param('lock') as string)} as held, k.* from (select 1) as one
-      left join idempotency_keys as k on k.key_id = ${param('keyId')} and k.idempotency_key = ${param('key')})`,
+    // Kysely puts a SELECT it embeds in parentheses of its own.
+    sql`claim as ${claimQuery(db, param as Param<{ lock: string; keyId: string; key: string }>)}`,
     sql`written as (${insert((values) => sql`select ${sql.join(values)} from claim where claim.held and claim.key_id is null`)})`,
     sql`answer as (${rowOf('idempotency_keys', 'a', answerColumns.split(','), 'body')})`,
     sql`changes as (${rowOf('change_log', 'c', changeColumns.split(','))})`,
@@ -127,5 +114,5 @@ export function atOnceStatement(
   }
   const query = sql<AtOnceRow>`with ${sql.join(parts)}
     select claim.*, written.record, ${deliveries} as deliveries from claim left join written on true`;
-  return { compile: () => query.compile(db) };
+  return rawQuery(db, query);
 }
