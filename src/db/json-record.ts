@@ -197,3 +197,27 @@ function isExpression(source: FieldSource): source is Expression<unknown> {
 function isRecordSource(source: FieldSource): source is RecordSource {
   return !(source instanceof JsonArray) && !isExpression(source);
 }
+
+/**
+ * The top-level members of the JSON object `before` whose value is another text in `after`,
+ * but those named in `skip`, as a JSON object's text in `before`'s order (`{}` for none).
+ * Both texts come from jsonRecordText, so one value is always one text. PostgreSQL's json
+ * keeps a member's text as written; SQLite's `->` writes it again, as json_object wrote it.
+ */
+export function changedMembers(
+  db: Queryable,
+  before: Expression<string>,
+  after: Expression<string>,
+  skip: readonly string[],
+): RawBuilder<string> {
+  const skipped = sql.join(skip.map((key) => sql.lit(key)));
+  if (jsonDialectOf(db) === 'postgres') {
+    return sql<string>`(select '{' || coalesce(string_agg(to_json(b.key)::text || ':' || b.value::text, ',' order by b.n), '') || '}'
+      from json_each((${before})::json) with ordinality as b(key, value, n)
+      left join json_each((${after})::json) as a(key, value) on a.key = b.key
+      where b.key not in (${skipped}) and a.value::text is distinct from b.value::text)`;
+  }
+  return sql<string>`(select '{' || coalesce(group_concat(json_quote(b.key) || ':' || (${before} -> b.key), ',' order by b.id), '') || '}'
+    from json_each(${before}) as b
+    where b.key not in (${skipped}) and (${before} -> b.key) is not (${after} -> b.key))`;
+}

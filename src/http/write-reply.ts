@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiError, toProblem } from '../errors.ts';
 import { JsonText } from '../resources/json-text.model.ts';
 import type { StoredAnswer } from '../resources/writes/idempotency.model.ts';
-import type { PlanInsert, WriteService } from '../resources/writes/write.pipeline.ts';
+import type { PlanWrite, WriteService } from '../resources/writes/write.pipeline.ts';
 import { customerIdsIn } from './activity.ts';
 import { actorOf } from './caller.ts';
 import { sendJsonText } from './json-text.ts';
@@ -19,8 +19,8 @@ export interface WriteRoute<I, T> {
   /** 200, or 201 for a create. */
   status: number;
   present(value: T): Presented;
-  /** The write as one INSERT planned ahead, where the service has that form (write.pipeline.ts). */
-  plan?: PlanInsert<I, T>;
+  /** The write as one statement planned ahead, where the service has that form (write.pipeline.ts PlannedWrite). */
+  plan?: PlanWrite<I, T>;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -40,7 +40,7 @@ export async function answerWrite<I, T>(
   const actor = actorOf(request);
   const claim = request.idempotency;
   if (!claim) {
-    const { body, headers } = route.present(await writes.run(actor, route.service, route.input));
+    const { body, headers } = route.present(await writes.run(actor, route.service, route.input, route.plan));
     reply.code(route.status).headers(headers ?? {});
     if (body instanceof JsonText) return sendJsonText(request, reply, body);
     request.sentCustomerIds = customerIdsIn(body);

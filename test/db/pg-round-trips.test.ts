@@ -7,9 +7,8 @@ import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
 
 /**
  * dialects/postgres.ts: a transaction's BEGIN and COMMIT are round trips of their own, as
- * Kysely sends them; a customer write's statements return what the next step needs
- * (customer-write.repo.ts), and a create is one statement with no transaction around it
- * (write-at-once.repo.ts). pg sends one request and waits for its answer before the next,
+ * Kysely sends them, so a customer's create, and its update after the read it is planned
+ * from, are one statement each with no transaction around it (write-at-once.repo.ts). pg sends one request and waits for its answer before the next,
  * so each call of pg.Client's query is one round trip.
  */
 function countingRoundTrips() {
@@ -43,7 +42,7 @@ describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (post
   });
   afterAll(() => fresh.drop());
 
-  it('a create is one statement; an update sends statements that return what the next needs, between BEGIN and COMMIT', async () => {
+  it('a create is one statement, and an update one after its read, without BEGIN and COMMIT', async () => {
     const t = await makeTestApp('postgres');
     // The request log writes its batch on a timer of its own: stopped, so only the requests' trips are counted.
     await t.app.requestLog.stop();
@@ -59,7 +58,7 @@ describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (post
       expect(created.statusCode).toBe(201);
       expect(trips.sent).toHaveLength(1);
       expect(trips.sent[0]).toMatch(
-        /^with claim as \(select "lock"\."held", "idempotency_keys"\.\* from \(select pg_try_advisory_xact_lock.*left join "idempotency_keys".*written as \(insert into "customers".*on conflict do nothing returning .*"record"\).*answer as \(insert into "idempotency_keys".*changes as \(insert into "change_log".*new_events as \(insert into "webhook_events".*made as \(insert into webhook_deliveries/s,
+        /^with claim as \(select "lock"\."held", "idempotency_keys"\.\* from \(select pg_try_advisory_xact_lock.*left join "idempotency_keys".*written as \(insert into "customers".*on conflict do nothing returning .*"record"\).*shown as .*answer as \(insert into "idempotency_keys".*changes as \(insert into "change_log".*new_events as \(insert into "webhook_events".*made as \(insert into webhook_deliveries/s,
       );
 
       // The replay is the same statement, which finds the stored answer and writes nothing.
@@ -78,19 +77,75 @@ describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (post
       expect(trips.sent[0]).toMatch(/^with claim as/);
       expect(trips.sent.slice(1, 3)).toEqual(['begin', expect.stringMatching(/pg_try_advisory_xact_lock/)]);
 
-      // An update: BEGIN; the row's lock, reading the customer as GET shows it (its event's
-      // previous_attributes); the new version, returning the answer; the tail, without an
-      // answer to store; COMMIT.
+      // An update: the customer read as GET shows it, without a lock; then one statement: the
+      // new version, guarded by the version read, returning the record; the changed fields
+      // (its event's previous_attributes); its change-log row and event; no answer to store.
       trips.sent.length = 0;
       const updated = await nameCountess(t, created.json().id);
       expect(updated.statusCode).toBe(200);
-      expect(trips.sent).toHaveLength(5);
-      expect(trips.sent[1]).toMatch(/^select .*from "customers".* for update$/s);
-      expect(trips.sent[2]).toMatch(/^update "customers" set .* returning .*"record"$/s);
-      expect(trips.sent[3]).toMatch(/^with changes as \(insert into "change_log".*new_events as/s);
-      expect(trips.sent[3]).not.toMatch(/idempotency_keys/);
+      expect(trips.sent).toHaveLength(2);
+      expect(trips.sent[0]).toMatch(/^select .*from "customers" where/s);
+      expect(trips.sent[0]).not.toMatch(/for update/);
+      expect(trips.sent[1]).toMatch(
+        /^with written as \(update "customers" set .*"version" = \$\d+ returning .*"record"\), shown as .*json_each.*changes as \(insert into "change_log".*new_events as/s,
+      );
+      expect(trips.sent[1]).not.toMatch(/idempotency_keys/);
     } finally {
       trips.restore();
+      await t.close();
+    }
+  });
+
+  it("an update whose customer moved after its read goes the transaction's way, which waits for the lock", async () => {
+    const t = await makeTestApp('postgres');
+    await t.app.requestLog.stop();
+    const other = new pg.Client({ connectionString: t.storage.url });
+    await other.connect();
+    const created = await createAda(t, 'moved-1', 'moved@example.com');
+    const id = created.json().id as string;
+    // Right after the update's read, another writer changes the customer (a staff member, say).
+    const query = pg.Client.prototype.query;
+    let moved = false;
+    const sent: string[] = [];
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const q = args[0] as string | { text: string };
+      const text = typeof q === 'string' ? q : q.text;
+      if (this === other) return (query as (...a: unknown[]) => unknown).apply(this, args);
+      sent.push(text);
+      const result = (query as (...a: unknown[]) => Promise<unknown>).apply(this, args);
+      if (moved || !/^select .*from "customers" where/s.test(text)) return result;
+      moved = true;
+      return result.then(async (rows) => {
+        await other.query(`update customers set nickname = 'Ada', version = version + 1 where id = $1`, [id]);
+        return rows;
+      });
+    } as typeof query;
+    try {
+      const updated = await nameCountess(t, id);
+      expect(updated.statusCode).toBe(200);
+      expect(updated.json()).toMatchObject({ nickname: 'Countess', version: '3' });
+      // The one statement wrote nothing; the transaction took the row's lock and wrote it all.
+      expect(sent[1]).toMatch(/^with written as \(update "customers"/);
+      expect(sent.slice(2, 4)).toEqual(['begin', expect.stringMatching(/for update$/)]);
+      expect(sent.at(-1)).toBe('commit');
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    try {
+      const changes = await other.query(
+        `select action, customer_version as version, before from change_log where object_id = $1 order by 2`,
+        [id],
+      );
+      expect(changes.rows).toEqual([
+        { action: 'customer.create', version: 1, before: null },
+        { action: 'customer.update', version: 3, before: '{"nickname":"Ada"}' },
+      ]);
+      const events = await other.query(`select type, payload from webhook_events order by created_at, id`);
+      const updates = events.rows.filter((e) => e.type === 'customer.updated').map((e) => JSON.parse(e.payload));
+      expect(updates).toHaveLength(1);
+      expect(updates[0].data.previous_attributes).toEqual({ nickname: 'Ada' });
+    } finally {
+      await other.end();
       await t.close();
     }
   });

@@ -96,7 +96,12 @@ describe.each(ENGINES)('webhook events of an import on %s', (engine) => {
     // An order update that says what its billing details were (the feed's previous_attributes).
     await t.storage.write((tx) =>
       recordEvents(tx, t.storage.engine, { workspaceId: t.workspaceId, livemode: true }, [
-        { type: 'order.updated', at: t.clock.now, object: o, previous: { billing_details: billing, total: 4000 } },
+        {
+          type: 'order.updated',
+          at: t.clock.now,
+          object: o,
+          previous: JSON.stringify({ billing_details: billing, total: 4000 }),
+        },
       ]),
     );
     await drain();

@@ -79,6 +79,7 @@ export function toChange(row: ChangeLogTable): Change {
 /**
  * Customers as GET shows them (unmasked JSON, the API's read path inside the write's
  * transaction), by id, as a write has them at hand: just before it changed an existing
- * customer, and just after (its answer). An event reads what it is not handed.
+ * customer, and just after (its answer). An event reads what it is not handed. A statement
+ * that writes its event itself hands where the record and the changed members go instead.
  */
-export type CustomerRecords = ReadonlyMap<string, { before?: string; after?: string }>;
+export type CustomerRecords = ReadonlyMap<string, { before?: string; after?: string; previous?: string }>;

@@ -106,45 +106,61 @@ export async function insertCustomerAtOnce(
 }
 
 const INSERT_AT_ONCE = new PreparedQuery<Record<string, unknown>, AtOnceRow>((db, param, shape) => {
-  const [columns, ...tail] = shape.split('|') as [string, ...string[]];
+  const [columns, tail] = splitShape(shape);
   const names = columns.split(',');
-  return atOnceStatement(db, param, tail.join('|'), (claimed) =>
+  const values = names.map((column) => param(`i.${column}`) as Expression<unknown>);
+  return atOnceStatement(db, param, tail, (free) =>
     db
       .insertInto('customers')
       .columns(names as (keyof CustomerTable)[])
-      .expression(claimed(names.map((column) => param(`i.${column}`) as Expression<unknown>)))
+      .expression(sql`select ${sql.join(values)} where ${free}`)
       .onConflict((oc) => oc.doNothing())
       .returning(customerJson(db, param as Param<JsonParams>).as('record')),
   );
 });
 
-/**
- * Reads the customer for a write, holding its row as lockCustomer does, with its JSON as a
- * GET shows it: what its webhook event's `previous_attributes` are taken from.
- */
-export async function lockShownCustomer(
-  tx: Tx,
+/** A statement's shape: its own, then after the first `|` its tail's (atOnceShape). */
+function splitShape(shape: string): [own: string, tail: string] {
+  const at = shape.indexOf('|');
+  return [shape.slice(0, at), shape.slice(at + 1)];
+}
+
+/** A customer's row, and its JSON as a GET shows it: what its webhook event's `previous_attributes` are taken from. */
+export interface ShownCustomer {
+  row: CustomerTable;
+  shown: CustomerJsonRow;
+}
+
+/** Reads the customer for a write, holding its row as lockCustomer does, with its JSON. */
+export const lockShownCustomer = (tx: Tx, reader: CustomerReader, id: string) => readShown(tx, reader, id, 'lock');
+
+/** The same read without holding the row: for a write guarded by the version it read (bumpCustomerAtOnce). */
+export const readShownCustomer = (db: Queryable, reader: CustomerReader, id: string) => readShown(db, reader, id, '');
+
+async function readShown(
+  db: Queryable,
   reader: CustomerReader,
   id: string,
-): Promise<{ row: CustomerTable; shown: CustomerJsonRow } | undefined> {
-  const [found] = await LOCK_SHOWN.execute(tx, { ...readParams(reader), id });
+  shape: 'lock' | '',
+): Promise<ShownCustomer | undefined> {
+  const [found] = await READ_SHOWN.execute(db, { ...readParams(reader), id }, shape);
   if (!found) return undefined;
   const { record, ...row } = found;
   return { row, shown: { id: row.id, created_at: row.created_at, version: row.version, record } };
 }
 
-const LOCK_SHOWN = new PreparedQuery<ReadParams & { id: string }, CustomerTable & { record: string }>((db, param) =>
-  lockRows(
-    db,
-    db
+const READ_SHOWN = new PreparedQuery<ReadParams & { id: string }, CustomerTable & { record: string }>(
+  (db, param, shape) => {
+    const query = db
       .selectFrom('customers')
       .selectAll('customers')
       .select(customerJson(db, param).as('record'))
       .where('id', '=', param('id'))
       .where('workspace_id', '=', param('workspaceId'))
       .where('livemode', '=', param('livemode'))
-      .where('deleted_at', 'is', null),
-  ),
+      .where('deleted_at', 'is', null);
+    return shape === 'lock' ? lockRows(db, query) : query;
+  },
 );
 
 /**
@@ -161,32 +177,74 @@ export async function bumpShownCustomer(
   now: number,
   set: Partial<Pick<CustomerTable, EditableColumn>> = {},
 ): Promise<CustomerJsonRow> {
+  const params = bumpParams(reader, row, now, set);
+  const [shown] = await BUMP_SHOWN.execute(tx, params, set.email === undefined ? '' : 'email');
+  if (!shown) throw new StaleWrite();
+  return shown;
+}
+
+/**
+ * bumpShownCustomer with the write's tail, as one statement (PostgreSQL, write-at-once.repo.ts),
+ * guarded by the version `row` was read at: no record when the row moved since.
+ */
+export async function bumpCustomerAtOnce(
+  db: Queryable,
+  reader: CustomerReader,
+  row: CustomerTable,
+  now: number,
+  set: Partial<Pick<CustomerTable, EditableColumn>>,
+  parts: AtOnceParts,
+): Promise<AtOnceFound> {
+  const params = atOnceParams(parts, bumpParams(reader, row, now, set));
+  const [found] = await BUMP_AT_ONCE.execute(
+    db,
+    params,
+    `${set.email === undefined ? '' : 'email'}|${atOnceShape(parts)}`,
+  );
+  return atOnceFound(found);
+}
+
+type BumpParams = Pick<CustomerTable, EditableColumn | 'id' | 'version'> & JsonParams & { updatedAt: number };
+
+function bumpParams(
+  reader: CustomerReader,
+  row: CustomerTable,
+  now: number,
+  set: Partial<Pick<CustomerTable, EditableColumn>>,
+): BumpParams {
   const columns = Object.fromEntries(EDITABLE.map((c) => [c, set[c] === undefined ? row[c] : set[c]]));
-  const params = {
-    ...columns,
+  return {
+    ...(columns as Pick<CustomerTable, EditableColumn>),
     id: row.id,
     version: row.version,
     updatedAt: now,
     adultCutoff: adultCutoff(reader.clock()),
   };
-  const [shown] = await BUMP_SHOWN.execute(tx, params as BumpParams, set.email === undefined ? '' : 'email');
-  if (!shown) throw new StaleWrite();
-  return shown;
 }
 
-type BumpParams = Pick<CustomerTable, EditableColumn | 'id' | 'version'> & JsonParams & { updatedAt: number };
-const BUMP_SHOWN = new PreparedQuery<BumpParams, CustomerJsonRow>((db, param, shape) =>
-  db
+function bump(db: Queryable, param: Param<BumpParams>, setsEmail: boolean) {
+  return db
     .updateTable('customers')
     .set({
-      ...Object.fromEntries(EDITABLE.filter((c) => c !== 'email' || shape === 'email').map((c) => [c, param(c)])),
+      ...Object.fromEntries(EDITABLE.filter((c) => c !== 'email' || setsEmail).map((c) => [c, param(c)])),
       updated_at: param('updatedAt'),
       version: sql<number>`${sql.ref('version')} + 1`,
     })
     .where('id', '=', param('id'))
-    .where('version', '=', param('version'))
-    .returning(shownColumns(db, param)),
+    .where('version', '=', param('version'));
+}
+
+const BUMP_SHOWN = new PreparedQuery<BumpParams, CustomerJsonRow>((db, param, shape) =>
+  bump(db, param, shape === 'email').returning(shownColumns(db, param)),
 );
+
+const BUMP_AT_ONCE = new PreparedQuery<Record<string, unknown>, AtOnceRow>((db, param, shape) => {
+  const [email, tail] = splitShape(shape);
+  const own = param as Param<BumpParams>;
+  return atOnceStatement(db, param, tail, () =>
+    bump(db, own, email === 'email').returning(customerJson(db, own).as('record')),
+  );
+});
 
 /** Sets `set` and moves the version on by one; throws StaleWrite when the row moved first. */
 export async function bumpCustomer(

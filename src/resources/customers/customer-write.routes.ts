@@ -12,6 +12,7 @@ import {
   createCustomer,
   deleteCustomer,
   planCreateCustomer,
+  planUpdateCustomer,
   updateCustomer,
   type CustomerResult,
 } from './customer.service.ts';
@@ -166,7 +167,13 @@ export async function customerWriteRoutes(instance: FastifyInstance) {
     }),
     async (request, reply) => {
       const input = { id: request.params.id, body: request.body, ifMatch: parseIfMatch(request.headers['if-match']) };
-      return answerWrite(request, reply, { service: updateCustomer, input, status: 200, present: versioned });
+      return answerWrite(request, reply, {
+        service: updateCustomer,
+        plan: planUpdateCustomer,
+        input,
+        status: 200,
+        present: versioned,
+      });
     },
   );
 

@@ -5,21 +5,31 @@ import { isIdOf, newId } from '../../lib/ids.ts';
 import { actorKeyId, type Actor } from '../actor.model.ts';
 import { firstVenueCountry } from '../venues/venue.repo.ts';
 import type { Queryable, Tx } from '../../db/schema.ts';
-import type { PlanInsert, Written } from '../writes/write.pipeline.ts';
+import type { PlanWrite, Written } from '../writes/write.pipeline.ts';
 import type { CreateCustomerBody, UpdateCustomerBody } from './customer-body.schema.ts';
-import { changedColumns, EDITABLE, toCustomerPatch, todayUtc, type CustomerPatch } from './customer-input.model.ts';
+import {
+  changedColumns,
+  EDITABLE,
+  type EditableColumn,
+  toCustomerPatch,
+  todayUtc,
+  type CustomerPatch,
+} from './customer-input.model.ts';
 import { JsonText } from '../json-text.model.ts';
 import type { ChangeInput } from '../changes/change.model.ts';
 import type { CustomerJsonRow } from './customer-json.repo.ts';
 import { customerSeenBy } from './customer-read.service.ts';
 import {
   bumpCustomer,
+  bumpCustomerAtOnce,
   bumpShownCustomer,
   emailOwner,
   insertCustomer,
   insertCustomerAtOnce,
   lockCustomer,
   lockShownCustomer,
+  readShownCustomer,
+  type ShownCustomer,
 } from './customer-write.repo.ts';
 import { countryCode } from './phone.model.ts';
 
@@ -136,11 +146,11 @@ export async function createCustomer(tx: Tx, actor: Actor, body: CreateCustomerB
 }
 
 /**
- * createCustomer as one INSERT planned ahead (write.pipeline.ts PlannedInsert), for PostgreSQL
+ * createCustomer as one INSERT planned ahead (write.pipeline.ts PlannedWrite), for PostgreSQL
  * to send with its claim and tail as one statement; not for a contacts-masked key, whose
- * answer is a masked copy of the record.
+ * stored answer is a masked copy of the record.
  */
-export const planCreateCustomer: PlanInsert<CreateCustomerBody, CustomerResult> = async (db, actor, body) => {
+export const planCreateCustomer: PlanWrite<CreateCustomerBody, CustomerResult> = async (db, actor, body) => {
   if (actor.contactsMasked) return null;
   const row = await newCustomer(db, actor, body);
   return {
@@ -172,17 +182,25 @@ export interface UpdateCustomerInput {
   ifMatch: IfMatch;
 }
 
-export async function updateCustomer(
-  tx: Tx,
+/** The customer an update reads, and the columns it changes (none: it changes nothing). */
+interface Update extends ShownCustomer {
+  changed: EditableColumn[];
+  set: Partial<Pick<CustomerTable, EditableColumn>>;
+}
+
+/** The update `input` asks of the customer as `read` finds it, refused where the rules refuse it. */
+async function updateOf(
+  db: Queryable,
   actor: Actor,
   input: UpdateCustomerInput,
-): Promise<Written<CustomerResult>> {
+  read: (id: string) => Promise<ShownCustomer | undefined>,
+): Promise<Update> {
   const { id, body, ifMatch } = input;
   if (!isIdOf('customer', id)) throw notFound(`No customer ${id.slice(0, 64)}.`);
-  const patch = await patchFrom(tx, actor, body);
-  const held = await lockShownCustomer(tx, actor, id);
+  const patch = await patchFrom(db, actor, body);
+  const held = await read(id);
   if (!held) throw notFound(`No customer ${id}.`);
-  const { row, shown } = held;
+  const { row } = held;
   requireVersion(ifMatch, row.version);
   // SPEC "Behaviour rules" 3: once set, email and phone cannot change or be cleared here.
   for (const field of ['email', 'phone'] as const) {
@@ -191,22 +209,58 @@ export async function updateCustomer(
     }
   }
   const changed = changedColumns(row, patch);
-  if (changed.length === 0) return { value: answerOf(actor, shown), changes: [] };
-  if (changed.includes('email') && (await emailOwner(tx, actor, patch.email!, row.id))) throw conflict(EMAIL_TAKEN);
-  const set = Object.fromEntries(changed.map((c) => [c, patch[c]]));
-  const now = actor.clock();
-  let updated: CustomerJsonRow;
+  if (changed.includes('email') && (await emailOwner(db, actor, patch.email!, row.id))) throw conflict(EMAIL_TAKEN);
+  return { ...held, changed, set: Object.fromEntries(changed.map((c) => [c, patch[c]])) };
+}
+
+const updated = (update: Update, at: number): ChangeInput => ({
+  at,
+  action: 'customer.update',
+  customerId: update.row.id,
+  version: update.row.version + 1,
+  before: Object.fromEntries(update.changed.map((c) => [c, update.row[c]])),
+  after: update.set,
+});
+
+/** A unique index refusing an update: the email it sets is taken since it was looked up. */
+async function emailStillFree<R>(write: () => Promise<R>): Promise<R> {
   try {
-    updated = await bumpShownCustomer(tx, actor, row, now, set);
+    return await write();
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(EMAIL_TAKEN);
     throw err;
   }
-  const before = Object.fromEntries(changed.map((c) => [c, row[c]]));
-  return changedCustomer(actor, shown, updated, [
-    { at: now, action: 'customer.update', customerId: id, version: updated.version, before, after: set },
-  ]);
 }
+
+export async function updateCustomer(
+  tx: Tx,
+  actor: Actor,
+  input: UpdateCustomerInput,
+): Promise<Written<CustomerResult>> {
+  const update = await updateOf(tx, actor, input, (id) => lockShownCustomer(tx, actor, id));
+  if (update.changed.length === 0) return { value: answerOf(actor, update.shown), changes: [] };
+  const now = actor.clock();
+  const after = await emailStillFree(() => bumpShownCustomer(tx, actor, update.row, now, update.set));
+  return changedCustomer(actor, update.shown, after, [updated(update, now)]);
+}
+
+/**
+ * updateCustomer planned from a read outside any transaction (write.pipeline.ts PlannedWrite),
+ * for PostgreSQL to send with its tail as one statement guarded by the version read.
+ */
+export const planUpdateCustomer: PlanWrite<UpdateCustomerInput, CustomerResult> = async (db, actor, input) => {
+  const update = await updateOf(db, actor, input, (id) => readShownCustomer(db, actor, id));
+  // Nothing to write: the transaction's way answers it.
+  if (update.changed.length === 0) return null;
+  const { row, shown, set } = update;
+  const now = actor.clock();
+  return {
+    run: (statementDb, parts) => emailStillFree(() => bumpCustomerAtOnce(statementDb, actor, row, now, set, parts)),
+    change: updated(update, now),
+    before: shown.record,
+    value: (record) => answerOf(actor, { id: row.id, created_at: row.created_at, version: row.version + 1, record }),
+  };
+};
 
 /** SPEC "Behaviour rules" 5: the customer goes; bookings, orders and tickets keep its id. */
 export async function deleteCustomer(

@@ -1,3 +1,6 @@
+import { type Expression, type RawBuilder, sql } from 'kysely';
+import { changedMembers } from '../../db/json-record.ts';
+import { PreparedQuery } from '../../db/prepared.ts';
 import type { Queryable } from '../../db/schema.ts';
 import type { WebhookEventTable } from '../../db/tables/webhook.ts';
 import { groupBy } from '../../lib/group-by.ts';
@@ -7,11 +10,24 @@ import { readCustomerJson } from '../customers/customer-json.repo.ts';
 import { eventRow, type NewEvent } from './event.model.ts';
 
 /** What moves on every change, so is never a changed field (DECISIONS "Webhooks"). */
-const EVERY_CHANGE = new Set(['updated_at', 'version']);
+const EVERY_CHANGE = ['updated_at', 'version'];
 
-/** Both records come from the one SQL writer, so an object field is the same value only if written the same. */
-const same = (a: unknown, b: unknown) =>
-  a === b || (typeof a === 'object' && a !== null && JSON.stringify(a) === JSON.stringify(b));
+/**
+ * An update's `previous_attributes`: the top-level fields of the record before that differ
+ * after, with their values then, written by the database (every writer's, and the one
+ * statement's that writes an update with its event, write-at-once.repo.ts).
+ */
+export function previousAttributes(
+  db: Queryable,
+  before: Expression<string>,
+  after: Expression<string>,
+): RawBuilder<string> {
+  return changedMembers(db, before, after, EVERY_CHANGE);
+}
+
+const PREVIOUS = new PreparedQuery<{ before: string; after: string }, { previous: string }>((db, param) =>
+  db.selectNoFrom(previousAttributes(db, sql.val(param('before')), sql.val(param('after'))).as('previous')),
+);
 
 /** A write's customer events, one a customer changed (the write pipeline's change hook). */
 export async function customerEvents(
@@ -38,7 +54,7 @@ async function customerEvent(
   scope: Scope,
   id: string,
   own: readonly ChangeInput[],
-  shown: { before?: string; after?: string } | undefined,
+  shown: { before?: string; after?: string; previous?: string } | undefined,
 ): Promise<NewEvent | undefined> {
   const actions = new Set(own.map((c) => c.action));
   const at = own.reduce((latest, c) => Math.max(latest, c.at), 0);
@@ -51,10 +67,10 @@ async function customerEvent(
   if (actions.has('customer.create') || actions.has('customer.restore'))
     return { type: 'customer.created', at, objectJson: json };
   // Every writer of an update hands the record it read before; without one, no field is told.
-  const before: Record<string, unknown> = shown?.before === undefined ? {} : JSON.parse(shown.before);
-  const after: Record<string, unknown> = JSON.parse(json);
-  const previous = Object.fromEntries(
-    Object.entries(before).filter(([field, value]) => !EVERY_CHANGE.has(field) && !same(value, after[field])),
-  );
+  let previous = shown?.previous ?? '{}';
+  if (shown?.previous === undefined && shown?.before !== undefined) {
+    const [row] = await PREVIOUS.execute(tx, { before: shown.before, after: json });
+    previous = row!.previous;
+  }
   return { type: 'customer.updated', at, objectJson: json, previous };
 }

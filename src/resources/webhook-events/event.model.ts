@@ -12,8 +12,8 @@ export type NewEvent = {
   type: string;
   /** When the change was made. */
   at: number;
-  /** For an update: the changed top-level fields' earlier values. */
-  previous?: Record<string, unknown>;
+  /** For an update: the changed top-level fields' earlier values, as a JSON object's text. */
+  previous?: string;
   // `data.object`: the record as GET shows it right after the change (or the deleted shape), or
   // the same as JSON text when the writer has it so, to be put in the payload as it is.
 } & ({ object: unknown; objectJson?: never } | { objectJson: string; object?: never });
@@ -29,7 +29,7 @@ export function eventRow(scope: Scope, event: NewEvent): WebhookEventTable {
     livemode: scope.livemode,
   };
   const object = event.objectJson !== undefined ? event.objectJson : JSON.stringify(event.object);
-  const previous = event.previous === undefined ? '' : `,"previous_attributes":${JSON.stringify(event.previous)}`;
+  const previous = event.previous === undefined ? '' : `,"previous_attributes":${event.previous}`;
   const payload = `${JSON.stringify(envelope).slice(0, -1)},"data":{"object":${object}${previous}}}`;
   const traceParent = currentTraceParent();
   return {

@@ -9,7 +9,7 @@ import type { Actor, Scope } from '../actor.model.ts';
 import { type ChangeAuthor, type ChangeInput, type CustomerRecords, changeRow } from '../changes/change.model.ts';
 import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
 import { answerRow, claimKey, dropStoredAnswer, isLive, saveAnswer, storing } from './idempotency.repo.ts';
-import { type AtOnceFound, type AtOnceParts, RECORD } from './write-at-once.repo.ts';
+import { type AtOnceClaim, type AtOnceFound, type AtOnceParts, PREVIOUS, RECORD } from './write-at-once.repo.ts';
 import { writeTail } from './write-tail.repo.ts';
 
 /**
@@ -41,20 +41,25 @@ export interface Written<T> {
 export type WriteService<I, T> = (tx: Tx, actor: Actor, input: I) => Promise<Written<T>>;
 
 /**
- * A write whose change is one INSERT returning the record it made (a customer's create), planned
- * before it runs: PostgreSQL sends it with its key's claim and its tail as one statement
- * (write-at-once.repo.ts), one round trip where the transaction takes five.
+ * A write whose change is one INSERT or UPDATE returning the record it wrote (a customer's
+ * create, update), planned before it runs from what it reads outside any transaction:
+ * PostgreSQL sends it with a POST's claim and its tail as one statement
+ * (write-at-once.repo.ts), one round trip where the transaction takes five. An UPDATE is
+ * guarded by the version it read: when it writes nothing, the row moved, and the write goes
+ * the transaction's way, which waits for the row's lock.
  */
-export interface PlannedInsert<T> {
+export interface PlannedWrite<T> {
   /** Runs the statement with the tail's rows. */
   run(db: Queryable, parts: AtOnceParts): Promise<AtOnceFound>;
   change: ChangeInput;
+  /** An update's record before the change: its event's `previous_attributes` are what changed of it. */
+  before?: string;
   /** The service's value from the record's text (RECORD before the statement runs). */
   value(record: string): T;
 }
 
-/** Plans the INSERT, as the service would make it; null where it cannot go as one statement. */
-export type PlanInsert<I, T> = (db: Queryable, actor: Actor, input: I) => Promise<PlannedInsert<T> | null>;
+/** Plans the write, as the service would make it; null where it goes the transaction's way. */
+export type PlanWrite<I, T> = (db: Queryable, actor: Actor, input: I) => Promise<PlannedWrite<T> | null>;
 
 /** How an idempotent write's answers are rendered: inside its transaction, then stored as sent. */
 export interface IdempotentWrite<T> {
@@ -116,8 +121,21 @@ export class WritePipeline {
     private readonly hook: ChangeHook,
   ) {}
 
-  /** Runs a write in one transaction with its change-log rows, again on a lost race; durable when it returns. */
-  async run<I, T>(actor: Actor, service: WriteService<I, T>, input: I): Promise<T> {
+  /**
+   * Runs a write in one transaction with its change-log rows, again on a lost race; durable
+   * when it returns. Given a plan, PostgreSQL runs it as one statement where it can.
+   */
+  async run<I, T>(actor: Actor, service: WriteService<I, T>, input: I, plan?: PlanWrite<I, T>): Promise<T> {
+    const planned = plan && this.store.engine.insertsInWith ? await plan(this.store.db, actor, input) : null;
+    if (planned) {
+      const found = await this.writeAtOnce(actor, planned, null);
+      if (found.record !== undefined) {
+        if (found.deliveries > 0) this.hook.committed();
+        return planned.value(found.record);
+      }
+      // Without a claim, a statement that wrote nothing found its row moved since the plan read it:
+      // the transaction's way waits for the row's lock instead of racing again.
+    }
     const { value, hooked } = await this.retrying(() =>
       this.store.write(async (tx) => {
         const { value, changes, records } = await service(tx, actor, input);
@@ -156,7 +174,7 @@ export class WritePipeline {
     service: WriteService<I, T>,
     input: I,
     write: IdempotentWrite<T>,
-    plan?: PlanInsert<I, T>,
+    plan?: PlanWrite<I, T>,
   ): Promise<Answered> {
     const { claim } = write;
     const lock = `idempotency\n${claim.keyId}\n${claim.key}`;
@@ -201,7 +219,7 @@ export class WritePipeline {
   }
 
   /**
-   * The planned INSERT as one statement (PostgreSQL); null for what it leaves to the
+   * A POST's planned write as one statement (PostgreSQL); null for what it leaves to the
    * transaction's way: a refusal (an email taken, told and stored there), an answer over 24
    * hours old (dropped there), an answer that is not the record as written (a masked copy).
    */
@@ -209,7 +227,7 @@ export class WritePipeline {
     actor: Actor,
     input: I,
     write: IdempotentWrite<T>,
-    plan: PlanInsert<I, T>,
+    plan: PlanWrite<I, T>,
     lock: string,
   ): Promise<Answered | null> {
     const planned = await plan(this.store.db, actor, input);
@@ -218,22 +236,22 @@ export class WritePipeline {
     const template = write.answer(planned.value(RECORD));
     if (!template.body.includes(RECORD)) return null;
     const now = actor.clock();
-    const records = new Map([[planned.change.customerId, { after: RECORD }]]);
-    const [event] = await this.hook.events(this.store.db, actor, [planned.change], records);
-    const parts: AtOnceParts = {
-      lock: lockKey(lock),
-      keyId: claim.keyId,
-      key: claim.key,
-      change: changeRow(actor, planned.change),
-      answer: answerRow(claim, template, now),
-      event,
-    };
-    const found = await this.retrying(() => this.store.writeStatement((db) => storing(() => planned.run(db, parts))));
+    const held = { lock: lockKey(lock), keyId: claim.keyId, key: claim.key, answer: answerRow(claim, template, now) };
+    const found = await this.retrying(() => storing(() => this.writeAtOnce(actor, planned, held)));
     if (!found.held) throw new TransientConflict(STILL_RUNNING);
     if (found.stored) return isLive(found.stored, now) ? replay(claim, found.stored) : null;
     if (found.record === undefined) return null;
     if (found.deliveries > 0) this.hook.committed();
     return { replayed: false, answer: write.answer(planned.value(found.record)) };
+  }
+
+  /** The planned write's statement, with its tail: its change-log row and its event, made as the transaction would. */
+  private async writeAtOnce<T>(actor: Actor, planned: PlannedWrite<T>, claim: AtOnceClaim | null) {
+    const { change, before } = planned;
+    const shown = before === undefined ? { after: RECORD } : { after: RECORD, previous: PREVIOUS };
+    const [event] = await this.hook.events(this.store.db, actor, [change], new Map([[change.customerId, shown]]));
+    const parts: AtOnceParts = { claim, change: changeRow(actor, change), event, before: before ?? null };
+    return this.store.writeStatement((db) => planned.run(db, parts));
   }
 
   /** Holds the key for this transaction; answers what another process stored meanwhile. */
