@@ -11,13 +11,22 @@ import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
  * from, are one statement each with no transaction around it (write-at-once.repo.ts). pg sends one request and waits for its answer before the next,
  * so each call of pg.Client's query is one round trip.
  */
-function countingRoundTrips() {
+function countingRoundTrips(options: { ignore?: pg.Client; after?: (text: string) => Promise<void> } = {}) {
   const sent: string[] = [];
   const query = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const result = (query as (...a: unknown[]) => Promise<unknown>).apply(this, args);
+    if (this === options.ignore) return result;
     const q = args[0] as string | { text: string };
-    sent.push(typeof q === 'string' ? q : q.text);
-    return (query as (...a: unknown[]) => unknown).apply(this, args);
+    const text = typeof q === 'string' ? q : q.text;
+    sent.push(text);
+    // `after` runs once the statement has answered, before its caller hears the answer.
+    const { after } = options;
+    if (!after) return result;
+    return result.then(async (rows) => {
+      await after(text);
+      return rows;
+    });
   } as typeof query;
   return { sent, restore: () => (pg.Client.prototype.query = query) };
 }
@@ -104,22 +113,16 @@ describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (post
     const created = await createAda(t, 'moved-1', 'moved@example.com');
     const id = created.json().id as string;
     // Right after the update's read, another writer changes the customer (a staff member, say).
-    const query = pg.Client.prototype.query;
     let moved = false;
-    const sent: string[] = [];
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const q = args[0] as string | { text: string };
-      const text = typeof q === 'string' ? q : q.text;
-      if (this === other) return (query as (...a: unknown[]) => unknown).apply(this, args);
-      sent.push(text);
-      const result = (query as (...a: unknown[]) => Promise<unknown>).apply(this, args);
-      if (moved || !/^select .*from "customers" where/s.test(text)) return result;
-      moved = true;
-      return result.then(async (rows) => {
+    const trips = countingRoundTrips({
+      ignore: other,
+      after: async (text) => {
+        if (moved || !/^select .*from "customers" where/s.test(text)) return;
+        moved = true;
         await other.query(`update customers set nickname = 'Ada', version = version + 1 where id = $1`, [id]);
-        return rows;
-      });
-    } as typeof query;
+      },
+    });
+    const { sent } = trips;
     try {
       const updated = await nameCountess(t, id);
       expect(updated.statusCode).toBe(200);
@@ -129,7 +132,7 @@ describe.runIf(ENGINES.includes('postgres'))('round trips of a transaction (post
       expect(sent.slice(2, 4)).toEqual(['begin', expect.stringMatching(/for update$/)]);
       expect(sent.at(-1)).toBe('commit');
     } finally {
-      pg.Client.prototype.query = query;
+      trips.restore();
     }
     try {
       const changes = await other.query(

@@ -69,7 +69,7 @@ interface Shape {
 function rowShape(row: object): RowShape {
   return Object.entries(row).map(([column, value]) => [
     column,
-    marked(value) ? (value.match(MARK) ?? []).map((mark) => MARKS[mark]!) : [],
+    typeof value === 'string' ? (value.match(MARK) ?? []).map((mark) => MARKS[mark]!) : [],
   ]);
 }
 

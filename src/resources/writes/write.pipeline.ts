@@ -129,10 +129,7 @@ export class WritePipeline {
     const planned = plan && this.store.engine.insertsInWith ? await plan(this.store.db, actor, input) : null;
     if (planned) {
       const found = await this.writeAtOnce(actor, planned, null);
-      if (found.record !== undefined) {
-        if (found.deliveries > 0) this.hook.committed();
-        return planned.value(found.record);
-      }
+      if (found.record !== undefined) return planned.value(found.record);
       // Without a claim, a statement that wrote nothing found its row moved since the plan read it:
       // the transaction's way waits for the row's lock instead of racing again.
     }
@@ -241,17 +238,21 @@ export class WritePipeline {
     if (!found.held) throw new TransientConflict(STILL_RUNNING);
     if (found.stored) return isLive(found.stored, now) ? replay(claim, found.stored) : null;
     if (found.record === undefined) return null;
-    if (found.deliveries > 0) this.hook.committed();
     return { replayed: false, answer: write.answer(planned.value(found.record)) };
   }
 
-  /** The planned write's statement, with its tail: its change-log row and its event, made as the transaction would. */
+  /**
+   * The planned write's statement, with its tail: its change-log row and its event, made as the
+   * transaction would. Durable once it returns, so the hook hears of its deliveries here.
+   */
   private async writeAtOnce<T>(actor: Actor, planned: PlannedWrite<T>, claim: AtOnceClaim | null) {
     const { change, before } = planned;
     const shown = before === undefined ? { after: RECORD } : { after: RECORD, previous: PREVIOUS };
     const [event] = await this.hook.events(this.store.db, actor, [change], new Map([[change.customerId, shown]]));
     const parts: AtOnceParts = { claim, change: changeRow(actor, change), event, before: before ?? null };
-    return this.store.writeStatement((db) => planned.run(db, parts));
+    const found = await this.store.writeStatement((db) => planned.run(db, parts));
+    if (found.deliveries > 0) this.hook.committed();
+    return found;
   }
 
   /** Holds the key for this transaction; answers what another process stored meanwhile. */
