@@ -42,11 +42,13 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * `--database postgres`: the API and its ceilings on one PostgreSQL database (a new one on
  * BENCH_PG_SERVER, postgres://postgres@127.0.0.1:5432 by default, dropped at the end; or
  * BENCH_DATABASE_URL), the pools PG_POOL_SIZE connections each. A scenario's first ceiling is
- * its `ceiling` and `ratio`; the others, each measured once after it, are under `also`.
- * With REDIS_URL the API keeps its limits in Redis, bare_fastify_pg_limits runs, and get_one and
- * create are each measured once more, right after their rounds, against an API process of its
- * own without REDIS_URL: `redis` is {get_one_ratio, create_ratio}, the rates with Redis over
- * those without. With REDIS_URL unset there is neither that ceiling nor that block.
+ * its `ceiling` and `ratio`; the others are under `also`: raw_node_http measured once after
+ * the rounds, a fair floor (bare_fastify_pg_limits, bare_fastify_pg_write_tx) in every round,
+ * its ratio the median of the rounds' (`rounds`). With REDIS_URL the API keeps its limits in
+ * Redis, bare_fastify_pg_limits runs, and an API process of its own without REDIS_URL takes its
+ * turns in get_one's and create's rounds: `redis` is {get_one_ratio, create_ratio}, the median
+ * of the rounds' rates with Redis over those without, each round's beside it. With REDIS_URL
+ * unset there is neither that ceiling nor that block.
  *
  * get_one and create (and create_webhook) carry `cpu_us_per_request`: the CPU time (user +
  * system, from /proc: bench/cpu.ts) over the measured seconds per answered request of each
@@ -109,6 +111,8 @@ const UPDATE_POOL = Number(process.env.BENCH_UPDATE_POOL ?? 2048);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`BENCH_ROUNDS: a whole number, 1 or more, got ${ROUNDS}`);
 const COLD_STARTS = 3;
+/** The floor that is the API without REDIS_URL: its ratios are `redis`, not a ceiling under `also`. */
+const WITHOUT_REDIS = 'api_without_redis';
 const UNLIMITED = 1_000_000_000;
 const PAGE = 100;
 
@@ -129,7 +133,8 @@ interface ScenarioResult extends Load {
   rounds?: number[];
   ceiling: string;
   ceiling_rps: number;
-  also: { ceiling: string; ceiling_rps: number }[];
+  /** Other ceilings: a floor measured in the rounds carries its ratio and every round's. */
+  also: { ceiling: string; ceiling_rps: number; ratio?: number; rounds?: number[] }[];
   /** create_webhook only: its rate over create's, and what became of its deliveries. */
   webhook?: WebhookOutcome;
 }
@@ -176,32 +181,69 @@ async function load(options: autocannon.Options, cpu: CpuOf = {}): Promise<Load>
   };
 }
 
-/** What `paired` measured: the round of the median ratio, and every round's ratio. */
+/** A floor measured in `paired`'s rounds: its load in the round of its median ratio, that ratio, every round's. */
+interface Floor {
+  name: string;
+  load: Load;
+  ratio: number;
+  ratios: number[];
+}
+
+/** What `paired` measured: the round of the median ratio, and every round's ratio; each floor's likewise. */
 interface Paired {
   ours: Load;
   theirs: Load;
   ratios: number[];
+  floors: Floor[];
+}
+
+/** The round whose ratio is the median, and every round's ratio. */
+function medianRound(ratios: number[]): number {
+  const order = ratios.map((ratio, i) => ({ ratio, i })).sort((a, b) => a.ratio - b.ratio);
+  return order[Math.floor((order.length - 1) / 2)]!.i;
 }
 
 /**
  * Ours and theirs ROUNDS times in turns, ours first in odd rounds and theirs first in even ones;
  * answers the round whose ratio is the median, so its rates and its ratio belong together.
+ * Floors (a scenario's fair floor, under `also`) take their turns in the same rounds after
+ * theirs, so their ratios are as steady as the ceiling's: one measurement a few minutes from
+ * ours moves with the machine.
  */
-async function paired(ours: () => Promise<Load>, theirs: () => Promise<Load>): Promise<Paired> {
-  const rounds: { ours: Load; theirs: Load }[] = [];
+async function paired(
+  ours: () => Promise<Load>,
+  theirs: () => Promise<Load>,
+  floors: [string, () => Promise<Load>][] = [],
+): Promise<Paired> {
+  const rounds: { ours: Load; theirs: Load; floors: Load[] }[] = [];
+  const measureFloors = async () => {
+    const loads: Load[] = [];
+    for (const [, measure] of floors) loads.push(await measure());
+    return loads;
+  };
   for (let i = 0; i < ROUNDS; i++) {
     if (i % 2 === 0) {
       const o = await ours();
-      rounds.push({ ours: o, theirs: await theirs() });
+      const t = await theirs();
+      rounds.push({ ours: o, theirs: t, floors: await measureFloors() });
     } else {
       const t = await theirs();
-      rounds.push({ ours: await ours(), theirs: t });
+      const f = await measureFloors();
+      rounds.push({ ours: await ours(), theirs: t, floors: f });
     }
   }
   const ratios = rounds.map((r) => r.ours.rps / r.theirs.rps);
-  const order = ratios.map((ratio, i) => ({ ratio, i })).sort((a, b) => a.ratio - b.ratio);
-  const median = rounds[order[Math.floor((order.length - 1) / 2)]!.i]!;
-  return { ...median, ratios };
+  const median = rounds[medianRound(ratios)]!;
+  return {
+    ours: median.ours,
+    theirs: median.theirs,
+    ratios,
+    floors: floors.map(([name], j) => {
+      const of = rounds.map((r) => r.ours.rps / r.floors[j]!.rps);
+      const at = medianRound(of);
+      return { name, load: rounds[at]!.floors[j]!, ratio: of[at]!, ratios: of };
+    }),
+  };
 }
 
 const quantile = (xs: number[], q: number) => {
@@ -463,7 +505,7 @@ async function main() {
     const scenarios: ScenarioResult[] = [];
     const record = (
       name: string,
-      { ours, theirs, ratios }: Paired,
+      { ours, theirs, ratios, floors }: Paired,
       ceiling: string,
       also: [string, Load][] = [],
       webhook?: WebhookOutcome,
@@ -473,11 +515,23 @@ async function main() {
         ...ours,
         ceiling,
         ceiling_rps: theirs.rps,
-        also: also.map(([c, l]) => ({ ceiling: c, ceiling_rps: l.rps })),
+        also: [
+          ...also.map(([c, l]) => ({ ceiling: c, ceiling_rps: l.rps })),
+          ...floors
+            .filter((f) => f.name !== WITHOUT_REDIS)
+            .map((f) => ({
+              ceiling: f.name,
+              ceiling_rps: f.load.rps,
+              ratio: f.ratio,
+              ...(f.ratios.length > 1 ? { rounds: f.ratios } : {}),
+            })),
+        ],
         ...(ratios.length > 1 ? { rounds: ratios } : {}),
         ...(webhook ? { webhook } : {}),
       });
-      const others = also.map(([c, l]) => `; ${c} ${l.rps.toFixed(0)}/s`).join('');
+      const others = [...also, ...floors.map((f): [string, Load] => [f.name, f.load])]
+        .map(([c, l]) => `; ${c} ${l.rps.toFixed(0)}/s`)
+        .join('');
       log(
         `  ${name}: ${ours.rps.toFixed(0)}/s (p99 ${r1(ours.p99)} ms, errors ${ours.errors}); ${ceiling} ${theirs.rps.toFixed(0)}/s${others}`,
       );
@@ -501,9 +555,15 @@ async function main() {
         await other.stop();
       }
     };
-    // get_one and create once more without REDIS_URL (limits counted in the process): `redis`.
-    const withoutRedis = (measure: (url: string) => Promise<Load>) => ownApi({ ...apiEnv, REDIS_URL: '' }, measure);
-    const noRedis: { get_one?: Load; create?: Load } = {};
+    // With Redis, an API process of its own without REDIS_URL (limits counted in the process),
+    // taking its turns in get_one's and create's rounds: `redis`, its ratios. Stopped after create.
+    const noRedisApi = redis
+      ? (await startUntilReady(['dist/bundle/server.js'], { ...apiEnv, REDIS_URL: '' })).child
+      : null;
+    if (noRedisApi) children.push(noRedisApi);
+    const withoutRedis = (measure: (url: string) => Promise<Load>): [string, () => Promise<Load>][] =>
+      noRedisApi ? [[WITHOUT_REDIS, () => measure(noRedisApi.url)]] : [];
+    const ratioWithout = (p: Paired) => p.floors.find((f) => f.name === WITHOUT_REDIS);
 
     const randomCustomer: autocannon.Request[] = [
       { setupRequest: (req) => ({ ...req, path: `/customers/${ids[Math.floor(Math.random() * ids.length)]}` }) },
@@ -515,21 +575,17 @@ async function main() {
     const bareGet = bareGetOf(bare.url);
     // On SQLite get_one's ceiling stays raw_node_http (the documents before it compare so);
     // on PostgreSQL the bare route is the ceiling, the machine's limit beside it (measured once),
-    // and with Redis the bare route behind a limit's counters.
+    // and with Redis the bare route behind a limit's counters, in the rounds.
     const getOne = await paired(
       () => getOneOf(api!.url, cpuOf(api!.process.pid)),
       engine === 'sqlite' ? rawLoad : bareGet,
+      [
+        ...(limits ? [['bare_fastify_pg_limits', bareGetOf(limits.url)] as [string, () => Promise<Load>]] : []),
+        ...withoutRedis((url) => getOneOf(url)),
+      ],
     );
     if (engine === 'sqlite') record('get_one', getOne, 'raw_node_http', [[names.get, await bareGet()]]);
-    else {
-      const alsoGet: [string, Load][] = [['raw_node_http', await rawLoad()]];
-      if (limits) alsoGet.push(['bare_fastify_pg_limits', await bareGetOf(limits.url)()]);
-      record('get_one', getOne, names.get, alsoGet);
-    }
-    if (redis) {
-      noRedis.get_one = await withoutRedis((url) => getOneOf(url));
-      log(`  get_one without Redis: ${noRedis.get_one.rps.toFixed(0)}/s`);
-    }
+    else record('get_one', getOne, names.get, [['raw_node_http', await rawLoad()]]);
     // With tracing on, get_one once more in turns against an API process of its own with it
     // off, each round a pair a few seconds apart: what tracing costs, apart from the machine's drift.
     let untraced: Paired | undefined;
@@ -577,15 +633,16 @@ async function main() {
     log('create…');
     const createOf = (url: string, cpu?: CpuOf) => load({ ...create, url: `${url}/customers` }, cpu);
     const createCeiling = () => load({ ...create, url: `${insert.url}/customers` });
-    // A write's floor beside the one-row ceiling: measured once after the scenario.
-    const alsoWrite = async (): Promise<[string, Load][]> =>
-      writeTx ? [['bare_fastify_pg_write_tx', await load({ ...create, url: `${writeTx.url}/customers` })]] : [];
-    const created = await paired(() => createOf(api!.url, cpuOf(api!.process.pid)), createCeiling);
-    record('create', created, names.insert, await alsoWrite());
-    if (redis) {
-      noRedis.create = await withoutRedis((url) => createOf(url));
-      log(`  create without Redis: ${noRedis.create.rps.toFixed(0)}/s`);
-    }
+    // A write's floor beside the one-row ceiling, in the rounds.
+    const writeFloor: [string, () => Promise<Load>][] = writeTx
+      ? [['bare_fastify_pg_write_tx', () => load({ ...create, url: `${writeTx.url}/customers` })]]
+      : [];
+    const created = await paired(() => createOf(api!.url, cpuOf(api!.process.pid)), createCeiling, [
+      ...writeFloor,
+      ...withoutRedis((url) => createOf(url)),
+    ]);
+    record('create', created, names.insert);
+    await noRedisApi?.stop();
 
     if (WEBHOOK) {
       log('create_webhook…');
@@ -604,7 +661,7 @@ async function main() {
       const hooked =
         ROUNDS > 1
           ? await paired(withEndpoint, () => createOf(api!.url, cpuOf(api!.process.pid)))
-          : { ours: await withEndpoint(), theirs: created.ours, ratios: [] };
+          : { ours: await withEndpoint(), theirs: created.ours, ratios: [], floors: [] };
       log(
         `  deliveries: ${deliveries.delivered} delivered, ${deliveries.pending} pending, ${deliveries.failed} failed`,
       );
@@ -651,8 +708,8 @@ async function main() {
           },
         ],
       });
-    const updated = await paired(() => updateOf(api!.url), createCeiling);
-    record('update', updated, names.insert, await alsoWrite());
+    const updated = await paired(() => updateOf(api!.url), createCeiling, writeFloor);
+    record('update', updated, names.insert);
 
     const apiPeak = api!.peakRssMiB();
     const barePeak = bare.peakRssMiB();
@@ -699,11 +756,13 @@ async function main() {
       engine,
       ...(engine === 'postgres' ? { pool_size: poolSize } : {}),
       ...(tracing ? { tracing } : {}),
-      ...(noRedis.get_one && noRedis.create
+      ...(noRedisApi
         ? {
             redis: {
-              get_one_ratio: r3(getOne.ours.rps / noRedis.get_one.rps),
-              create_ratio: r3(created.ours.rps / noRedis.create.rps),
+              get_one_ratio: r3(ratioWithout(getOne)!.ratio),
+              create_ratio: r3(ratioWithout(created)!.ratio),
+              get_one_rounds: ratioWithout(getOne)!.ratios.map(r3),
+              create_rounds: ratioWithout(created)!.ratios.map(r3),
             },
           }
         : {}),
@@ -727,7 +786,8 @@ async function main() {
               also: s.also.map((a) => ({
                 ceiling: a.ceiling,
                 ceiling_rps: Math.round(a.ceiling_rps),
-                ratio: r3(s.rps / a.ceiling_rps),
+                ratio: r3(a.ratio ?? s.rps / a.ceiling_rps),
+                ...(a.rounds ? { rounds: a.rounds.map(r3) } : {}),
               })),
             }
           : {}),
