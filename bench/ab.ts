@@ -166,6 +166,8 @@ interface Measure {
   /** PostgreSQL: the CPU of every process named postgres (the server's, whichever database). */
   pg_cpu_us?: number;
   non2xx: number;
+  /** The server's peak RSS so far (VmHWM), in MiB: a round's scenarios share one server, so measure one to see its own. */
+  peak_rss_mib: number;
   /** create_webhook: what became of the endpoint's deliveries by the end of the load. */
   deliveries?: Awaited<ReturnType<typeof retireEndpoint>>;
 }
@@ -234,6 +236,7 @@ async function measure(variant: string, round: number, { secret, ids, workspaceI
           ? {}
           : { pg_cpu_us: Math.round((pgTicks * TICK_US) / Math.max(1, r.requests.total)) }),
         non2xx: r.non2xx + r.errors,
+        peak_rss_mib: (child as Child).peakRssMiB(),
         ...(deliveries ? { deliveries } : {}),
       };
       console.log(JSON.stringify(m));
