@@ -64,6 +64,8 @@ export class WebhookWorker {
   /** Whether a claim may find something: a write, the poll or a claim that left due deliveries behind says so. */
   private dueLikely = true;
   private lookAgain = false;
+  /** The next claim looks past deliveries of full shares (the poll asks it, once a second). */
+  private lookPast = true;
   private readonly inFlight = new Map<Promise<void>, ClaimedDelivery>();
   private readonly claims: OutageLog;
 
@@ -79,7 +81,10 @@ export class WebhookWorker {
       this.look();
     };
     outbox.on('written', wake);
-    const timer = setInterval(wake, this.deps.pollMs ?? 1_000).unref();
+    const timer = setInterval(() => {
+      this.lookPast = true;
+      wake();
+    }, this.deps.pollMs ?? 1_000).unref();
     this.unwatch = () => {
       outbox.off('written', wake);
       clearInterval(timer);
@@ -109,6 +114,7 @@ export class WebhookWorker {
   async drain(): Promise<void> {
     for (;;) {
       this.dueLikely = true;
+      this.lookPast = true;
       const claimed = await this.claimAndSend();
       await this.settle();
       if (claimed === 0) return;
@@ -140,7 +146,9 @@ export class WebhookWorker {
     this.dueLikely = false;
     const now = this.deps.clock();
     const lease = now + LEASE_MS;
-    const room = { total, perEndpoint, perWorkspace, held: [...this.inFlight.values()] };
+    const lookPast = this.lookPast;
+    this.lookPast = false;
+    const room = { total, perEndpoint, perWorkspace, held: [...this.inFlight.values()], lookPast };
     const { claimed, exhausted } = await this.deps.store.write((tx) =>
       claimDue(tx, this.deps.engine, now, lease, room),
     );

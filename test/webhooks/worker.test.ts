@@ -6,6 +6,7 @@ import { WebhookWorker, type WebhookWorkerDeps } from '../../src/jobs/webhook-wo
 import { personActor } from '../../src/resources/actor.model.ts';
 import { createCustomer } from '../../src/resources/customers/customer.service.ts';
 import { recordEvents } from '../../src/resources/webhook-events/event.repo.ts';
+import { claimDue } from '../../src/resources/webhooks/webhook-outbox.repo.ts';
 import { createEndpoint, setEndpointStatus } from '../../src/resources/webhooks/webhook.service.ts';
 import { addStaff, createWorkspace } from '../../src/resources/workspaces/workspace.service.ts';
 import { ENGINES, freshStorage, type TestStorage } from '../helpers/storage.ts';
@@ -373,7 +374,7 @@ describe.each(ENGINES)('the webhook worker on %s', (engine) => {
     expect(rows.every((r) => r.status === 'delivered' && r.attempts === 1 && r.claimed_until === null)).toBe(true);
   });
 
-  it("one workspace's receivers that never answer hold only its share: another workspace's delivery is attempted at once", async () => {
+  it("one workspace's receivers that never answer hold only its share: another workspace's delivery is attempted within a poll", async () => {
     // Workspace A: 16 endpoints that never answer, 80 events each.
     const dead = (await createWorkspace(storage, now, { name: 'Dead receivers' })).id;
     const deadEndpoints: Awaited<ReturnType<typeof createEndpoint>>['endpoint'][] = [];
@@ -434,6 +435,34 @@ describe.each(ENGINES)('the webhook worker on %s', (engine) => {
       release();
       await stopped;
     }
+  });
+
+  it("a claim reads only the oldest due deliveries: behind a full endpoint's backlog, only a look past (the poll's) finds the rest", async () => {
+    const [a, b, c] = endpoints as [string, string, string];
+    // 40 deliveries due for /a alone, then one event due a moment later for /a and /b.
+    await setEndpointStatus(storage, now, workspaceId, b, 'disabled');
+    await setEndpointStatus(storage, now, workspaceId, c, 'disabled');
+    await events(40);
+    await setEndpointStatus(storage, now, workspaceId, b, 'enabled');
+    clock.now += 1;
+    await events(1);
+    // /a is at its cap in this process: 4 in flight, 4 allowed.
+    const held = Array.from({ length: 4 }, () => ({ endpoint_id: a, workspace_id: workspaceId }));
+    const claim = (lookPast: boolean) =>
+      storage.write((tx) =>
+        claimDue(tx, storage.engine, clock.now, clock.now + 60_000, {
+          total: 2,
+          perEndpoint: 4,
+          perWorkspace: 64,
+          held,
+          lookPast,
+        }),
+      );
+    // The oldest 8 due (4 × the free slots) are all /a's: each is passed over, and the claim stops there.
+    expect(await claim(false)).toEqual({ claimed: [], exhausted: false });
+    // Looking past /a's share finds /b's.
+    const past = await claim(true);
+    expect(past.claimed.map((d) => d.endpoint_id)).toEqual([b]);
   });
 
   it('an event over the size limit is failed once, when its deliveries are made, and never attempted', async () => {

@@ -18,6 +18,12 @@ interface ClaimRoom {
   perEndpoint: number;
   perWorkspace: number;
   held: Iterable<Pick<WebhookDeliveryTable, 'endpoint_id' | 'workspace_id'>>;
+  /**
+   * Look past the deliveries of full shares. Without it a claim reads only the oldest `4 × total` due rows and
+   * passes over those of full shares, so it never reads a saturated endpoint's whole backlog; with it (the poll's,
+   * once a second) the full shares are left out in the query, which may read that backlog to find what is behind.
+   */
+  lookPast: boolean;
 }
 
 /**
@@ -56,8 +62,9 @@ export async function claimDue(
     )
     .orderBy('next_attempt_at')
     .limit(room.total * 4);
-  if (fullEndpoints.length > 0) due = due.where('endpoint_id', 'not in', fullEndpoints);
-  if (fullWorkspaces.length > 0) due = due.where('workspace_id', 'not in', fullWorkspaces);
+  const leftOut = room.lookPast && (fullEndpoints.length > 0 || fullWorkspaces.length > 0);
+  if (room.lookPast && fullEndpoints.length > 0) due = due.where('endpoint_id', 'not in', fullEndpoints);
+  if (room.lookPast && fullWorkspaces.length > 0) due = due.where('workspace_id', 'not in', fullWorkspaces);
   const ids: string[] = [];
   const found = await engine.claimRows(due).execute();
   for (const row of found) {
@@ -67,9 +74,8 @@ export async function claimDue(
     ids.push(row.id);
     if (ids.length === room.total) break;
   }
-  // Every due delivery was taken, none passed over for its share: nothing more is due now.
-  const exhausted =
-    found.length < room.total * 4 && ids.length === found.length && !fullEndpoints.length && !fullWorkspaces.length;
+  // Every due delivery was taken, none passed over or left out for its share: nothing more is due now.
+  const exhausted = found.length < room.total * 4 && ids.length === found.length && !leftOut;
   if (ids.length === 0) return { claimed: [], exhausted };
   await tx.updateTable('webhook_deliveries').set({ claimed_until: leaseUntil }).where('id', 'in', ids).execute();
   const claimed = await tx
