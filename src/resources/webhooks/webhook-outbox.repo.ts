@@ -62,9 +62,11 @@ export async function claimDue(
     )
     .orderBy('next_attempt_at')
     .limit(room.total * 4);
-  const leftOut = room.lookPast && (fullEndpoints.length > 0 || fullWorkspaces.length > 0);
-  if (room.lookPast && fullEndpoints.length > 0) due = due.where('endpoint_id', 'not in', fullEndpoints);
-  if (room.lookPast && fullWorkspaces.length > 0) due = due.where('workspace_id', 'not in', fullWorkspaces);
+  // Only a look past leaves the full shares out in the query; otherwise the loop below passes over their rows.
+  const [outEndpoints, outWorkspaces] = room.lookPast ? [fullEndpoints, fullWorkspaces] : [[], []];
+  if (outEndpoints.length > 0) due = due.where('endpoint_id', 'not in', outEndpoints);
+  if (outWorkspaces.length > 0) due = due.where('workspace_id', 'not in', outWorkspaces);
+  const leftOut = outEndpoints.length > 0 || outWorkspaces.length > 0;
   const ids: string[] = [];
   const found = await engine.claimRows(due).execute();
   for (const row of found) {
