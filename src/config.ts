@@ -51,11 +51,10 @@ export interface Config {
    */
   readonly sqliteBusyTimeoutMs: number;
   /**
-   * SQLite's own page cache for the server's connection (MiB). The operating system caches
-   * the file too; this spares the read out of it. A database whose hot rows are far larger
-   * can raise it, at that much more memory.
+   * SQLite's page cache for the server's connection (MiB); unset, the engine's default
+   * (DEFAULT_CACHE_MIB in dialects/sqlite.ts, which says why).
    */
-  readonly sqliteCacheMiB: number;
+  readonly sqliteCacheMiB: number | undefined;
   /** PostgreSQL only: connections in the process's pool. */
   readonly pgPoolSize: number;
   /**
@@ -117,9 +116,6 @@ type Env = Record<string, string | undefined>;
 /** The server's default SQLite busy wait: a few tens of milliseconds of a blocked event loop at most. */
 const SERVER_BUSY_TIMEOUT_MS = 50;
 
-/** The server's SQLite page cache, as the engine's own default (db/dialects/sqlite.ts says why). */
-const DEFAULT_CACHE_MIB = 32;
-
 export class ConfigError extends Error {}
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -130,6 +126,11 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   }
   return n;
+}
+
+function optionalInt(env: Env, name: string, min: number, max: number): number | undefined {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? undefined : int(env, name, min, min, max);
 }
 
 function flag(env: Env, name: string, fallback: boolean): boolean {
@@ -246,7 +247,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnections: int(env, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
     connectionIdleTimeoutMs: int(env, 'CONNECTION_IDLE_TIMEOUT_MS', 60_000, 1000, 3_600_000),
     sqliteBusyTimeoutMs: int(env, 'SQLITE_BUSY_TIMEOUT_MS', SERVER_BUSY_TIMEOUT_MS, 0, 1000),
-    sqliteCacheMiB: int(env, 'SQLITE_CACHE_MIB', DEFAULT_CACHE_MIB, 1, 65_536),
+    sqliteCacheMiB: optionalInt(env, 'SQLITE_CACHE_MIB', 1, 65_536),
     // The API's statements are index lookups and bounded pages, done in milliseconds; a request
     // that waits seconds on the database is better answered 503 and retried (DECISIONS "HTTP and errors").
     pgPoolSize: int(env, 'PG_POOL_SIZE', 10, 1, 1000),

@@ -39,11 +39,11 @@ function withStatementCache(database: SQLite.Database, max = 500): SqliteDatabas
 const DEFAULT_BUSY_TIMEOUT_MS = 50;
 
 /**
- * SQLite's page cache a connection keeps (MiB), on top of the operating system's cache of
- * the file: large enough for the hot index pages, small enough not to be most of the
- * process's memory.
+ * The page cache a connection keeps (MiB): SQLite's own default, which better-sqlite3 raises
+ * to 16 MB. The operating system caches the file as well, and a larger cache measured no
+ * faster, only larger (bench/results/ab/2026-11-30-page-cache-sqlite.json).
  */
-export const DEFAULT_CACHE_MIB = 32;
+export const DEFAULT_CACHE_MIB = 2;
 
 export interface SqliteOptions {
   /** How long to wait for another process's write lock (ms). */
