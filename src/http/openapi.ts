@@ -1,4 +1,4 @@
-import { webhooksDocument } from '../resources/webhooks/webhook-event.schema.ts';
+import { webhooksDocument } from '../resources/webhook-events/event.schema.ts';
 import swagger from '@fastify/swagger';
 import { OptionalKind, Type, TypeGuard, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';

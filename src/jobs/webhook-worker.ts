@@ -36,7 +36,6 @@ export interface WebhookWorkerDeps {
   /** WEBHOOK_RETRY_SCHEDULE, in seconds. */
   retrySchedule: readonly number[];
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
-  /** Each attempt's outcome once recorded, for /metrics. */
   /** Each recorded attempt: its outcome and how long the receiver took to answer (or to fail), in seconds. */
   onOutcome?: (outcome: 'delivered' | 'retrying' | 'failed', seconds: number) => void;
   /** The attempt itself (tests replace it). */

@@ -6,7 +6,7 @@ import { actorOf } from '../../http/caller.ts';
 import { etagOf, notModified } from '../../http/etag.ts';
 import { sendJsonText } from '../../http/json-text.ts';
 import { ErrorResponses, IdParams } from '../../http/schemas.ts';
-import { webhookEventSchema } from '../webhooks/webhook-event.schema.ts';
+import { webhookEventSchema } from './event.schema.ts';
 import { ListEnvelope, PageQuery } from '../wire.schema.ts';
 import { FEED_TYPES, getEvent, listEvents } from './event-feed.service.ts';
 

@@ -7,7 +7,7 @@ import type { Actor } from '../actor.model.ts';
 import { JsonText } from '../json-text.model.ts';
 import type { Collection } from '../keys/key.model.ts';
 import { emptyPage, finishPage, pageText, planPage } from '../paging.model.ts';
-import { EVENT_TYPES } from '../webhooks/webhook-event.schema.ts';
+import { EVENT_TYPES } from './event.schema.ts';
 import { type FeedRow, findEvent, pageEvents } from './event-feed.repo.ts';
 
 /** The events feed (DECISIONS "Events feed"): a key reads its mode's events of the records it may read. */

@@ -20,7 +20,7 @@ import { eventRow } from '../webhook-events/event.model.ts';
 import { insertEventFor } from '../webhook-events/event.repo.ts';
 import { outboxWritten } from '../webhook-events/outbox-signal.ts';
 import { deliveryCounts, recentDeliveries, requeueDelivery, requeueFailedSince } from './webhook-outbox.repo.ts';
-import { EVENT_TYPES } from './webhook-event.schema.ts';
+import { EVENT_TYPES } from '../webhook-events/event.schema.ts';
 import { toDelivery, toEndpoint, type WebhookDelivery, type WebhookEndpoint, withHealth } from './webhook.model.ts';
 
 // Webhook endpoints (DECISIONS "Webhooks"): made and managed by the console's key managers and by
