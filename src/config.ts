@@ -51,8 +51,8 @@ export interface Config {
    */
   readonly sqliteBusyTimeoutMs: number;
   /**
-   * SQLite's page cache for the server's connection (MiB); unset, the engine's default
-   * (DEFAULT_CACHE_MIB in dialects/sqlite.ts, which says why).
+   * SQLite's page cache for the server's connection (MiB); unset, the driver's own
+   * (dialects/sqlite.ts says why).
    */
   readonly sqliteCacheMiB: number | undefined;
   /** PostgreSQL only: connections in the process's pool. */

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { openStorage, type Storage } from '../../src/db/index.ts';
 
-/** SQLITE_CACHE_MIB: SQLite's page cache for the server's connection (2 MiB unless set). */
+/** SQLITE_CACHE_MIB: SQLite's page cache for the server's connection (better-sqlite3's own, 16 MB, unless set). */
 describe('SQLite page cache', () => {
   const open: { storage: Storage; dir: string }[] = [];
   afterEach(async () => {
@@ -25,11 +25,11 @@ describe('SQLite page cache', () => {
     return -rows[0]!.cache_size;
   }
 
-  it('is 2 MiB unless set, and what the config says when set', async () => {
+  it("is better-sqlite3's own unless set, and what the config says when set", async () => {
     expect(loadConfig({}).sqliteCacheMiB).toBeUndefined();
     expect(loadConfig({ SQLITE_CACHE_MIB: '' }).sqliteCacheMiB).toBeUndefined();
     expect(loadConfig({ SQLITE_CACHE_MIB: '256' }).sqliteCacheMiB).toBe(256);
-    expect(await cacheKiB({})).toBe(2 * 1024);
+    expect(await cacheKiB({})).toBe(16_000);
     expect(await cacheKiB({ sqliteCacheMiB: 8 })).toBe(8 * 1024);
   });
 

@@ -38,17 +38,13 @@ function withStatementCache(database: SQLite.Database, max = 500): SqliteDatabas
  */
 const DEFAULT_BUSY_TIMEOUT_MS = 50;
 
-/**
- * The page cache a connection keeps (MiB): SQLite's own default, which better-sqlite3 raises
- * to 16 MB. The operating system caches the file as well, and a larger cache measured no
- * faster, only larger (bench/results/ab/2026-11-30-page-cache-sqlite.json).
- */
-export const DEFAULT_CACHE_MIB = 2;
-
 export interface SqliteOptions {
   /** How long to wait for another process's write lock (ms). */
   busyTimeoutMs?: number;
-  /** The page cache (MiB); DEFAULT_CACHE_MIB when unset. */
+  /**
+   * The page cache (MiB); unset, better-sqlite3's own (16 MB). The operating system caches the
+   * file as well; 32 MiB measured no faster, 2 MiB slower on some figures (bench/results/ab).
+   */
   cacheMiB?: number;
 }
 
@@ -61,7 +57,8 @@ export function createSqliteEngine(url: string, options: SqliteOptions = {}): En
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
   database.pragma(`busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
-  database.pragma(`cache_size = -${Math.max(1, Math.trunc(options.cacheMiB ?? DEFAULT_CACHE_MIB)) * 1024}`);
+  if (options.cacheMiB !== undefined)
+    database.pragma(`cache_size = -${Math.max(1, Math.trunc(options.cacheMiB)) * 1024}`);
   // Analyse what needs it now (0x10002: also tables never analysed), as SQLite advises at open.
   // It writes statistics: on a full disk they wait, and the process still opens to serve reads.
   try {
