@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServer, type ServerProcess } from '../helpers/server-process.ts';
 
 /** A port free right now, for a process that takes its port from its arguments. */
@@ -46,8 +46,15 @@ describe('/metrics for Prometheus', { timeout: 120_000 }, () => {
       METRICS_TOKEN: token,
       BACKUP_INTERVAL_MINUTES: '60',
     });
-    secret = /Bearer (vw_test_\w+)/.exec(server.output())?.[1] ?? '';
-    expect(secret, server.output()).not.toBe('');
+    // The demo's banner is written just after the listening line, so it may not be read yet.
+    secret = await vi.waitFor(
+      () => {
+        const found = /Bearer (vw_test_\w+)/.exec(server.output())?.[1];
+        expect(found, server.output()).toBeDefined();
+        return found!;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
   });
   afterAll(async () => {
     prometheus?.kill('SIGKILL');
