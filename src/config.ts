@@ -118,7 +118,8 @@ const SERVER_BUSY_TIMEOUT_MS = 50;
 
 export class ConfigError extends Error {}
 
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+/** A whole number from min to max; `fallback` when unset (undefined for a setting with no default). */
+function int<F extends number | undefined>(env: Env, name: string, fallback: F, min: number, max: number): number | F {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
@@ -126,11 +127,6 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   }
   return n;
-}
-
-function optionalInt(env: Env, name: string, min: number, max: number): number | undefined {
-  const raw = env[name];
-  return raw === undefined || raw === '' ? undefined : int(env, name, min, min, max);
 }
 
 function flag(env: Env, name: string, fallback: boolean): boolean {
@@ -247,7 +243,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnections: int(env, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
     connectionIdleTimeoutMs: int(env, 'CONNECTION_IDLE_TIMEOUT_MS', 60_000, 1000, 3_600_000),
     sqliteBusyTimeoutMs: int(env, 'SQLITE_BUSY_TIMEOUT_MS', SERVER_BUSY_TIMEOUT_MS, 0, 1000),
-    sqliteCacheMiB: optionalInt(env, 'SQLITE_CACHE_MIB', 1, 65_536),
+    sqliteCacheMiB: int(env, 'SQLITE_CACHE_MIB', undefined, 1, 65_536),
     // The API's statements are index lookups and bounded pages, done in milliseconds; a request
     // that waits seconds on the database is better answered 503 and retried (DECISIONS "HTTP and errors").
     pgPoolSize: int(env, 'PG_POOL_SIZE', 10, 1, 1000),

@@ -43,7 +43,7 @@ export interface SqliteOptions {
   busyTimeoutMs?: number;
   /**
    * The page cache (MiB); unset, better-sqlite3's own (16 MB). The operating system caches the
-   * file as well; 32 MiB measured no faster, 2 MiB slower on some figures (bench/results/ab).
+   * file as well; 32 MiB measured no faster, 2 MiB slower on some figures (bench/results/).
    */
   cacheMiB?: number;
 }
