@@ -50,12 +50,14 @@ import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
  * of the rounds' rates with Redis over those without, each round's beside it. With REDIS_URL
  * unset there is neither that ceiling nor that block.
  *
- * get_one and create (and create_webhook) carry `cpu_us_per_request`: the CPU time (user +
+ * get_one, create and update (and create_webhook) carry `cpu_us_per_request`: the CPU time (user +
  * system, from /proc: bench/cpu.ts) over the measured seconds per answered request of each
  * tier: `api`, the API's process; on PostgreSQL `postgres`, every process of that name on this
  * machine (the server's backends and its background writers); with REDIS_URL `redis`, every
  * `redis-server`. Off Linux, 0. It moves less with the machine's load than a rate, and
- * counts what the rate hides (the delivery worker's work while its queue grows).
+ * counts what the rate hides (the delivery worker's work while its queue grows). Their fair
+ * floors under `also` (bare_fastify_pg_limits, bare_fastify_pg_write_tx) carry it too, `api`
+ * being the floor's own process, so each tier's cost is set beside what the same work costs.
  *
  * `--webhook`: also create_webhook, the create scenario again with one enabled endpoint in the
  * key's mode (live) posting every customer.created to a local receiver answering 204
@@ -134,7 +136,7 @@ interface ScenarioResult extends Load {
   ceiling: string;
   ceiling_rps: number;
   /** Other ceilings: a floor measured in the rounds carries its ratio and every round's. */
-  also: { ceiling: string; ceiling_rps: number; ratio?: number; rounds?: number[] }[];
+  also: { ceiling: string; ceiling_rps: number; ratio?: number; rounds?: number[]; cpuUs?: Record<string, number> }[];
   /** create_webhook only: its rate over create's, and what became of its deliveries. */
   webhook?: WebhookOutcome;
 }
@@ -381,6 +383,8 @@ function header(headers: Record<string, unknown> | undefined, name: string): str
 const median = (xs: number[]) => quantile(xs, 0.5);
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
+const roundedCpu = (cpu: Record<string, number>) =>
+  Object.fromEntries(Object.entries(cpu).map(([of, us]) => [of, Math.round(us)]));
 
 async function main() {
   const startedAll = performance.now();
@@ -524,6 +528,7 @@ async function main() {
               ceiling_rps: f.load.rps,
               ratio: f.ratio,
               ...(f.ratios.length > 1 ? { rounds: f.ratios } : {}),
+              ...(f.load.cpuUs ? { cpuUs: f.load.cpuUs } : {}),
             })),
         ],
         ...(ratios.length > 1 ? { rounds: ratios } : {}),
@@ -570,18 +575,18 @@ async function main() {
     const getOneOf = (url: string, cpu?: CpuOf) => load({ url, headers, requests: randomCustomer }, cpu);
     log('get_one…');
     const rawLoad = () => load({ url: raw.url });
-    const bareGetOf = (url: string) => () => load({ url, requests: randomCustomer });
+    const bareGetOf = (url: string, cpu?: CpuOf) => () => load({ url, requests: randomCustomer }, cpu);
     const bareGet = bareGetOf(bare.url);
     // On SQLite get_one's ceiling stays raw_node_http (the documents before it compare so);
     // on PostgreSQL the bare route is the ceiling, the machine's limit beside it (measured once),
     // and with Redis the bare route behind a limit's counters, in the rounds.
+    const limitsFloor: [string, () => Promise<Load>][] = limits
+      ? [['bare_fastify_pg_limits', bareGetOf(limits.url, cpuOf(limits.process.pid))]]
+      : [];
     const getOne = await paired(
       () => getOneOf(api!.url, cpuOf(api!.process.pid)),
       engine === 'sqlite' ? rawLoad : bareGet,
-      [
-        ...(limits ? [['bare_fastify_pg_limits', bareGetOf(limits.url)] as [string, () => Promise<Load>]] : []),
-        ...withoutRedis((url) => getOneOf(url)),
-      ],
+      [...limitsFloor, ...withoutRedis((url) => getOneOf(url))],
     );
     if (engine === 'sqlite') record('get_one', getOne, 'raw_node_http', [[names.get, await bareGet()]]);
     else record('get_one', getOne, names.get, [['raw_node_http', await rawLoad()]]);
@@ -634,7 +639,12 @@ async function main() {
     const createCeiling = () => load({ ...create, url: `${insert.url}/customers` });
     // A write's floor beside the one-row ceiling, in the rounds.
     const writeFloor: [string, () => Promise<Load>][] = writeTx
-      ? [['bare_fastify_pg_write_tx', () => load({ ...create, url: `${writeTx.url}/customers` })]]
+      ? [
+          [
+            'bare_fastify_pg_write_tx',
+            () => load({ ...create, url: `${writeTx.url}/customers` }, cpuOf(writeTx.process.pid)),
+          ],
+        ]
       : [];
     const created = await paired(() => createOf(api!.url, cpuOf(api!.process.pid)), createCeiling, [
       ...writeFloor,
@@ -679,35 +689,38 @@ async function main() {
     // twice and If-Match is always the real, current version: any 412 is a real error.
     const pool = await readVersions(api!.url, headers, ids, UPDATE_POOL);
     let n = 0;
-    const updateOf = (url: string) =>
-      load({
-        url,
-        method: 'PATCH',
-        headers: json,
-        requests: [
-          {
-            setupRequest: (req, context: { taken?: { id: string; etag: string } }) => {
-              const taken = pool.shift();
-              if (!taken) throw new Error('update: the pool of customers ran dry');
-              context.taken = taken;
-              return {
-                ...req,
-                path: `/customers/${taken.id}`,
-                headers: { ...json, 'if-match': taken.etag },
-                body: JSON.stringify({ nickname: `bench ${n++}` }),
-              };
+    const updateOf = (url: string, cpu?: CpuOf) =>
+      load(
+        {
+          url,
+          method: 'PATCH',
+          headers: json,
+          requests: [
+            {
+              setupRequest: (req, context: { taken?: { id: string; etag: string } }) => {
+                const taken = pool.shift();
+                if (!taken) throw new Error('update: the pool of customers ran dry');
+                context.taken = taken;
+                return {
+                  ...req,
+                  path: `/customers/${taken.id}`,
+                  headers: { ...json, 'if-match': taken.etag },
+                  body: JSON.stringify({ nickname: `bench ${n++}` }),
+                };
+              },
+              onResponse: (status, _body, context: { taken?: { id: string; etag: string } }, resHeaders) => {
+                const taken = context.taken;
+                if (!taken) return;
+                context.taken = undefined;
+                const etag = status === 200 ? header(resHeaders as Record<string, unknown>, 'etag') : undefined;
+                pool.push(etag ? { id: taken.id, etag } : taken);
+              },
             },
-            onResponse: (status, _body, context: { taken?: { id: string; etag: string } }, resHeaders) => {
-              const taken = context.taken;
-              if (!taken) return;
-              context.taken = undefined;
-              const etag = status === 200 ? header(resHeaders as Record<string, unknown>, 'etag') : undefined;
-              pool.push(etag ? { id: taken.id, etag } : taken);
-            },
-          },
-        ],
-      });
-    const updated = await paired(() => updateOf(api!.url), createCeiling, writeFloor);
+          ],
+        },
+        cpu,
+      );
+    const updated = await paired(() => updateOf(api!.url, cpuOf(api!.process.pid)), createCeiling, writeFloor);
     record('update', updated, names.insert);
 
     const apiPeak = api!.peakRssMiB();
@@ -774,9 +787,7 @@ async function main() {
         p50_ms: r1(s.p50),
         p99_ms: r1(s.p99),
         errors: s.errors,
-        ...(s.cpuUs
-          ? { cpu_us_per_request: Object.fromEntries(Object.entries(s.cpuUs).map(([of, us]) => [of, Math.round(us)])) }
-          : {}),
+        ...(s.cpuUs ? { cpu_us_per_request: roundedCpu(s.cpuUs) } : {}),
         ceiling: s.ceiling,
         ceiling_rps: Math.round(s.ceiling_rps),
         ratio: r3(s.rps / s.ceiling_rps),
@@ -788,6 +799,7 @@ async function main() {
                 ceiling_rps: Math.round(a.ceiling_rps),
                 ratio: r3(a.ratio ?? s.rps / a.ceiling_rps),
                 ...(a.rounds ? { rounds: a.rounds.map(r3) } : {}),
+                ...(a.cpuUs ? { cpu_us_per_request: roundedCpu(a.cpuUs) } : {}),
               })),
             }
           : {}),
@@ -860,6 +872,10 @@ async function main() {
       for (const s of doc.scenarios) {
         const cpu = Object.entries(s.cpu_us_per_request ?? {}).map(([of, us]) => `${of} ${us}`);
         if (cpu.length > 0) console.log(`${s.name}: CPU µs a request, ${cpu.join(', ')}`);
+        for (const a of s.also ?? []) {
+          const floor = Object.entries(a.cpu_us_per_request ?? {}).map(([of, us]) => `${of} ${us}`);
+          if (floor.length > 0) console.log(`  ${a.ceiling}: CPU µs a request, ${floor.join(', ')}`);
+        }
       }
       if (doc.tracing) {
         console.log(
