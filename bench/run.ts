@@ -869,13 +869,13 @@ async function main() {
           `${doc.memory.ratio.toFixed(2)}x`,
       );
       console.log(`start: ${doc.start_ms} ms to the first 200 from /ready (median of ${COLD_STARTS})`);
+      const cpuLine = (who: string, cpu: Record<string, number> | undefined) => {
+        const tiers = Object.entries(cpu ?? {}).map(([of, us]) => `${of} ${us}`);
+        if (tiers.length > 0) console.log(`${who}: CPU µs a request, ${tiers.join(', ')}`);
+      };
       for (const s of doc.scenarios) {
-        const cpu = Object.entries(s.cpu_us_per_request ?? {}).map(([of, us]) => `${of} ${us}`);
-        if (cpu.length > 0) console.log(`${s.name}: CPU µs a request, ${cpu.join(', ')}`);
-        for (const a of s.also ?? []) {
-          const floor = Object.entries(a.cpu_us_per_request ?? {}).map(([of, us]) => `${of} ${us}`);
-          if (floor.length > 0) console.log(`  ${a.ceiling}: CPU µs a request, ${floor.join(', ')}`);
-        }
+        cpuLine(s.name, s.cpu_us_per_request);
+        for (const a of s.also ?? []) cpuLine(`  ${a.ceiling}`, a.cpu_us_per_request);
       }
       if (doc.tracing) {
         console.log(
