@@ -1,14 +1,24 @@
-import cluster from 'node:cluster';
+import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 
 /**
  * /metrics under `--workers N` (docs/operations.md "Several processes"): the worker a scrape
- * reaches asks the supervisor, which gathers every worker's registry with prom-client's
- * AggregatorRegistry, so each scrape sees the whole server whichever worker answers it.
+ * reaches asks the supervisor, which gathers the registry of every worker that listens and
+ * sums them with prom-client's `AggregatorRegistry.aggregate`, so each scrape sees the whole
+ * server whichever worker answers it.
+ *
+ * The supervisor asks only the workers that listen, not prom-client's `clusterMetrics()`,
+ * which asks every connected worker: a replacement is connected long before it has a
+ * registry, and a scrape waiting for it would time out while two workers could answer.
  */
 
 const ASK = 'venue-api:metrics';
 const ANSWER = 'venue-api:metrics-answer';
+const GATHER = 'venue-api:metrics-gather';
+const OWN = 'venue-api:metrics-own';
+
+/** One worker's registry as prom-client hands it over: what `aggregate` sums. */
+type Metrics = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 
 interface Answer {
   type: typeof ANSWER;
@@ -17,39 +27,85 @@ interface Answer {
   error?: string;
 }
 
+interface Own {
+  type: typeof OWN;
+  id: number;
+  metrics?: Metrics;
+  error?: string;
+}
+
+/** How long the supervisor waits for the workers' registries. */
+const GATHER_MS = 5_000;
+/** How long a worker waits for the supervisor: a little longer, so the supervisor's reason is the one told. */
+const WAIT_MS = GATHER_MS + 1_000;
+
 /** The worker's own label on what is its own (process gauges, its pool): `{worker: "2"}`, or none outside a cluster. */
 export function workerLabel(): { worker: string } | null {
   return cluster.isWorker && cluster.worker ? { worker: String(cluster.worker.id) } : null;
 }
 
-/** In the supervisor: answers each worker's request with every worker's metrics, aggregated. */
+/** In the supervisor: answers each worker's request with the metrics of every worker that listens, summed. */
 export function answerClusterMetrics(): void {
-  const aggregator = new AggregatorRegistry();
+  const listening = new Set<Worker>();
+  /** Per gathering in progress, what to do with one worker's answer (or its death: no metrics). */
+  const gatherings = new Map<number, (worker: Worker, own?: Own) => void>();
+  let next = 0;
+
+  const gather = () =>
+    new Promise<string>((resolve, reject) => {
+      const id = next++;
+      const waiting = new Set(listening);
+      const collected: Metrics[] = [];
+      const finish = (error?: string) => {
+        clearTimeout(timer);
+        gatherings.delete(id);
+        if (error) reject(new Error(error));
+        else AggregatorRegistry.aggregate(collected).metrics().then(resolve, reject);
+      };
+      const timer = setTimeout(() => finish(`${waiting.size} worker(s) did not answer within 5 s`), GATHER_MS);
+      gatherings.set(id, (worker, own) => {
+        if (!waiting.delete(worker)) return;
+        if (own?.error !== undefined) return finish(own.error);
+        if (own?.metrics) collected.push(own.metrics);
+        if (waiting.size === 0) finish();
+      });
+      for (const worker of waiting) worker.send({ type: GATHER, id });
+      if (waiting.size === 0) finish();
+    });
+
+  cluster.on('listening', (worker) => listening.add(worker));
+  cluster.on('exit', (worker) => {
+    listening.delete(worker);
+    // A worker that dies mid-gathering takes its counts with it, as a restart would.
+    for (const settle of gatherings.values()) settle(worker);
+  });
   cluster.on('message', (worker, message: { type?: string; id?: unknown }) => {
     const id = message?.id;
-    if (message?.type !== ASK || typeof id !== 'number') return;
-    aggregator.clusterMetrics().then(
+    if (typeof id !== 'number') return;
+    if (message.type === OWN) gatherings.get(id)?.(worker, message as Own);
+    if (message.type !== ASK) return;
+    gather().then(
       (text) => worker.send({ type: ANSWER, id, text } satisfies Answer),
       (err: Error) => worker.send({ type: ANSWER, id, error: err.message } satisfies Answer),
     );
   });
 }
 
-/** How long a worker waits for the supervisor (prom-client's own wait for the workers is 5 s). */
-const WAIT_MS = 6_000;
-
 /**
- * In a worker: offers `registry` to the supervisor's requests and answers the whole server's
+ * In a worker: gives `registry` to the supervisor's gatherings and answers the whole server's
  * metrics text; outside a cluster, the registry's own.
  */
 export function metricsText(registry: Registry): () => Promise<string> {
   if (!cluster.isWorker) return () => registry.metrics();
-  AggregatorRegistry.setRegistries([registry]);
-  // Constructing one is what makes prom-client answer the supervisor's requests in this process.
-  new AggregatorRegistry();
   const waiting = new Map<number, (answer: Answer) => void>();
-  process.on('message', (message: Answer) => {
-    if (message?.type === ANSWER) waiting.get(message.id)?.(message);
+  process.on('message', (message: Answer | { type?: string; id: number }) => {
+    if (message?.type === ANSWER) waiting.get(message.id)?.(message as Answer);
+    if (message?.type !== GATHER) return;
+    const { id } = message;
+    registry.getMetricsAsJSON().then(
+      (metrics) => process.send?.({ type: OWN, id, metrics } satisfies Own),
+      (err: Error) => process.send?.({ type: OWN, id, error: err.message } satisfies Own),
+    );
   });
   let next = 0;
   return () =>

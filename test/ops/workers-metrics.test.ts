@@ -31,11 +31,26 @@ describe('/metrics of serve --workers 3', { timeout: 120_000 }, () => {
       await createKey(storage, systemClock, { workspaceId: ws.id, name: 'k', mode: 'live', access: 'read', limits })
     ).secret;
     server = await startServer({ DATABASE_URL: storage.url, WORKERS: '3', DEMO: 'off', METRICS_TOKEN: token }, 60_000);
+    // The server is up once one worker listens; what follows counts on all three.
+    const deadline = Date.now() + 30_000;
+    while ((await answering()).size < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   }, 90_000);
   afterAll(async () => {
     await server?.stop();
     await storage?.close();
   });
+
+  /** The pid of the worker that answered /health. */
+  const health = async () => {
+    const res = await fetch(`${server.url}/health`, { headers: { connection: 'close' } });
+    return ((await res.json()) as { pid: number }).pid;
+  };
+  /** The workers that answer /health within `tries` requests, or as soon as all three have. */
+  const answering = async (tries = 60) => {
+    const pids = new Set<number>();
+    for (let i = 0; i < tries && pids.size < 3; i++) pids.add(await health());
+    return pids;
+  };
 
   const scrape = async () => {
     const res = await fetch(`${server.url}/metrics`, {
@@ -80,5 +95,39 @@ describe('/metrics of serve --workers 3', { timeout: 120_000 }, () => {
     expect(samples(text, 'venue_api_webhook_queue_depth')).toEqual([{ labels: '', value: 0 }]);
     expect(samples(text, 'venue_api_keys_paused')).toHaveLength(1);
     expect(samples(text, 'venue_api_build_info')).toHaveLength(1);
+  });
+
+  it('answers every scrape while a killed worker is replaced, from the workers that listen', async () => {
+    const pids = await answering();
+    expect(pids.size).toBe(3);
+    const victim = [...pids][0]!;
+    process.kill(victim, 'SIGKILL');
+    // Once the supervisor has seen the death, no connection goes to the dead worker; the
+    // replacement is connected to the supervisor long before it listens, and every scrape
+    // until it answers must come from the two that do.
+    const exited = Date.now() + 10_000;
+    while (!server.output().includes('worker exited; replacing it') && Date.now() < exited) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const statuses: number[] = [];
+    let replaced = false;
+    const deadline = Date.now() + 30_000;
+    while (!replaced && Date.now() < deadline) {
+      const res = await fetch(`${server.url}/metrics`, {
+        headers: { authorization: `Bearer ${token}`, connection: 'close' },
+        signal: AbortSignal.timeout(10_000),
+      });
+      statuses.push(res.status);
+      await res.arrayBuffer();
+      const seen = await answering(12);
+      replaced = seen.size === 3 && !seen.has(victim);
+    }
+    expect(replaced).toBe(true);
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    const workers = new Set(
+      samples(await scrape(), 'process_resident_memory_bytes').map((s) => /worker="(\d+)"/.exec(s.labels)?.[1]),
+    );
+    expect(workers.size).toBe(3);
   });
 });
