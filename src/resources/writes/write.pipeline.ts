@@ -4,10 +4,17 @@ import type { IdempotencyKeyTable } from '../../db/tables/change.ts';
 import type { WebhookEventTable } from '../../db/tables/webhook.ts';
 import { StaleWrite } from '../../db/stale-write.ts';
 import type { EngineWriter } from '../../db/write.ts';
-import { ApiError, TransientConflict } from '../../errors.ts';
+import { type ApiError, TransientConflict } from '../../errors.ts';
 import type { Actor, Scope } from '../actor.model.ts';
 import { type ChangeAuthor, type ChangeInput, type CustomerRecords, changeRow } from '../changes/change.model.ts';
-import type { IdempotencyClaim, StoredAnswer } from './idempotency.model.ts';
+import {
+  type Answered,
+  type IdempotencyClaim,
+  replay,
+  STILL_RUNNING,
+  type StoredAnswer,
+  storable,
+} from './idempotency.model.ts';
 import { answerRow, claimKey, dropStoredAnswer, isLive, saveAnswer, storing } from './idempotency.repo.ts';
 import { type AtOnceClaim, type AtOnceFound, type AtOnceParts, PREVIOUS, RECORD } from './write-at-once.repo.ts';
 import { writeTail } from './write-tail.repo.ts';
@@ -70,35 +77,7 @@ export interface IdempotentWrite<T> {
   refusal(err: ApiError): StoredAnswer;
 }
 
-/** A write's answer: made now, or replayed from the first request with the same key. */
-export type Answered =
-  | { replayed: false; answer: StoredAnswer }
-  | { replayed: true; answer: StoredAnswer; originalRequestId: string };
-
 const ATTEMPTS = 5;
-const STILL_RUNNING = 'A request with this Idempotency-Key is still running; retry after it has been answered.';
-
-/** Which failures are the request's own answer (DECISIONS "Idempotency"): not validation, not transient. */
-function storable(err: unknown): err is ApiError {
-  if (!(err instanceof ApiError) || err instanceof TransientConflict) return false;
-  return err.status >= 400 && err.status < 500 && err.code !== 'invalid_request';
-}
-
-function replay(claim: IdempotencyClaim, row: IdempotencyKeyTable): Answered {
-  if (row.fingerprint !== claim.fingerprint) {
-    throw new ApiError(
-      'idempotency_mismatch',
-      'This Idempotency-Key was used for another request (method, path or body); use a new key for a new request.',
-    );
-  }
-  const answer: StoredAnswer = {
-    status: row.status_code,
-    contentType: row.content_type,
-    headers: JSON.parse(row.headers) as Record<string, string>,
-    body: row.body,
-  };
-  return { replayed: true, answer, originalRequestId: row.request_id };
-}
 
 /** A writer that also has the write pipeline (src/storage.ts makes one). */
 export interface PipelineWriter extends EngineWriter {
