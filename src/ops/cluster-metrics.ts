@@ -51,25 +51,36 @@ export function answerClusterMetrics(): void {
   const gatherings = new Map<number, (worker: Worker, own?: Own) => void>();
   let next = 0;
 
+  /** Sends to a worker unless it has gone; a send that fails (it went meanwhile) calls `failed`, never throws. */
+  const tell = (worker: Worker, message: Answer | { type: typeof GATHER; id: number }, failed = () => {}) => {
+    if (!worker.isConnected()) return failed();
+    worker.send(message, (err) => err && failed());
+  };
+
   const gather = () =>
     new Promise<string>((resolve, reject) => {
       const id = next++;
       const waiting = new Set(listening);
       const collected: Metrics[] = [];
       const finish = (error?: string) => {
+        if (!gatherings.delete(id)) return; // finished already
         clearTimeout(timer);
-        gatherings.delete(id);
         if (error) reject(new Error(error));
-        else AggregatorRegistry.aggregate(collected).metrics().then(resolve, reject);
+        // aggregate throws on a metric it cannot sum: a 503 for the scrape, not a crash here.
+        else
+          Promise.resolve(collected)
+            .then((all) => AggregatorRegistry.aggregate(all).metrics())
+            .then(resolve, reject);
       };
       const timer = setTimeout(() => finish(`${waiting.size} worker(s) did not answer within 5 s`), GATHER_MS);
-      gatherings.set(id, (worker, own) => {
+      const settle = (worker: Worker, own?: Own) => {
         if (!waiting.delete(worker)) return;
         if (own?.error !== undefined) return finish(own.error);
         if (own?.metrics) collected.push(own.metrics);
         if (waiting.size === 0) finish();
-      });
-      for (const worker of waiting) worker.send({ type: GATHER, id });
+      };
+      gatherings.set(id, settle);
+      for (const worker of [...waiting]) tell(worker, { type: GATHER, id }, () => settle(worker));
       if (waiting.size === 0) finish();
     });
 
@@ -85,8 +96,8 @@ export function answerClusterMetrics(): void {
     if (message.type === OWN) gatherings.get(id)?.(worker, message as Own);
     if (message.type !== ASK) return;
     gather().then(
-      (text) => worker.send({ type: ANSWER, id, text } satisfies Answer),
-      (err: Error) => worker.send({ type: ANSWER, id, error: err.message } satisfies Answer),
+      (text) => tell(worker, { type: ANSWER, id, text }),
+      (err: Error) => tell(worker, { type: ANSWER, id, error: err.message }),
     );
   });
 }
