@@ -1,4 +1,4 @@
-import { COLLECTIONS, WRITES } from '../resources/keys/key.model.ts';
+import { COLLECTIONS, DEFAULT_KEY_LIMITS, WRITES } from '../resources/keys/key.model.ts';
 
 /**
  * The example records of the OpenAPI document (openapi-examples.ts puts them in each
@@ -265,15 +265,8 @@ export const key = {
   mode: 'test',
   expires_at: null,
   contacts_masked: false,
-  limits: {
-    requests_per_minute: 300,
-    requests_per_day: 50000,
-    writes_per_minute: 60,
-    writes_per_day: 2000,
-    removals_per_day: 200,
-    page_size_default: 25,
-    page_size_max: 100,
-  },
+  // A new key's limits: the defaults SPEC "Limits" gives.
+  limits: { ...DEFAULT_KEY_LIMITS },
   // A read-write key that may read and write everything: the lists the key model holds.
   can_read: [...COLLECTIONS],
   can_write: [...WRITES],
