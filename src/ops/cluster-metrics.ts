@@ -27,6 +27,12 @@ interface Answer {
   error?: string;
 }
 
+/** The supervisor's request for one worker's registry. */
+interface Gather {
+  type: typeof GATHER;
+  id: number;
+}
+
 interface Own {
   type: typeof OWN;
   id: number;
@@ -52,7 +58,7 @@ export function answerClusterMetrics(): void {
   let next = 0;
 
   /** Sends to a worker unless it has gone; a send that fails (it went meanwhile) calls `failed`, never throws. */
-  const tell = (worker: Worker, message: Answer | { type: typeof GATHER; id: number }, failed = () => {}) => {
+  const tell = (worker: Worker, message: Answer | Gather, failed = () => {}) => {
     if (!worker.isConnected()) return failed();
     worker.send(message, (err) => err && failed());
   };
@@ -80,7 +86,7 @@ export function answerClusterMetrics(): void {
         if (waiting.size === 0) finish();
       };
       gatherings.set(id, settle);
-      for (const worker of [...waiting]) tell(worker, { type: GATHER, id }, () => settle(worker));
+      for (const worker of listening) tell(worker, { type: GATHER, id }, () => settle(worker));
       if (waiting.size === 0) finish();
     });
 
@@ -109,8 +115,8 @@ export function answerClusterMetrics(): void {
 export function metricsText(registry: Registry): () => Promise<string> {
   if (!cluster.isWorker) return () => registry.metrics();
   const waiting = new Map<number, (answer: Answer) => void>();
-  process.on('message', (message: Answer | { type?: string; id: number }) => {
-    if (message?.type === ANSWER) waiting.get(message.id)?.(message as Answer);
+  process.on('message', (message: Answer | Gather) => {
+    if (message?.type === ANSWER) waiting.get(message.id)?.(message);
     if (message?.type !== GATHER) return;
     const { id } = message;
     registry.getMetricsAsJSON().then(
