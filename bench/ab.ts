@@ -1,14 +1,12 @@
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { isPostgresUrl, migrate, openStorage } from '../src/db/index.ts';
-import { createKey } from '../src/resources/keys/key.service.ts';
-import { createWorkspace } from '../src/resources/workspaces/workspace.service.ts';
-import { seedWorkspace } from '../src/seed/seed.service.ts';
+import { isPostgresUrl } from '../src/db/index.ts';
 import { cpuSince, TICK_US } from './cpu.ts';
 import { addEndpoint, retireEndpoint } from './endpoint.ts';
 import { pgAdmin } from './pg-admin.ts';
 import { ROOT, startChild, startUntilReady, type Child } from './processes.ts';
+import { seedBench } from './seed.ts';
 
 /**
  * `node --import tsx bench/ab.ts A B … [--scenarios get_one,create] [--rounds 5]`: builds compared
@@ -46,7 +44,6 @@ const SECONDS = Number(process.env.AB_SECONDS ?? 8);
 const WARMUP = Number(process.env.AB_WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.AB_CONNECTIONS ?? 32);
 const DB = process.env.AB_DB ?? join(ROOT, 'dist/ab/ab.sqlite');
-const UNLIMITED = 1_000_000_000;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -75,38 +72,11 @@ async function seed(): Promise<Seeded> {
     if (existsSync(DB) && existsSync(meta)) return JSON.parse(readFileSync(meta, 'utf8'));
     for (const f of [DB, `${DB}-wal`, `${DB}-shm`]) rmSync(f, { force: true });
   }
-  const storage = await openStorage(DB);
-  try {
-    await migrate(storage);
-    const ws = await createWorkspace(storage, Date.now, { name: 'AB', requestsPerMinute: UNLIMITED });
-    log(`seeding ${CUSTOMERS} customers in ${DB}…`);
-    await seedWorkspace(storage, { workspaceId: ws.id, customers: CUSTOMERS });
-    const limits = {
-      requests_per_minute: UNLIMITED,
-      requests_per_day: UNLIMITED,
-      writes_per_minute: UNLIMITED,
-      writes_per_day: UNLIMITED,
-      removals_per_day: UNLIMITED,
-    };
-    const { secret } = await createKey(storage, Date.now, {
-      workspaceId: ws.id,
-      name: 'ab',
-      mode: 'live',
-      access: 'read_write',
-      limits,
-    });
-    const rows = await storage.db
-      .selectFrom('customers')
-      .select('id')
-      .where('workspace_id', '=', ws.id)
-      .where('livemode', '=', 1)
-      .execute();
-    const out = { secret, ids: rows.map((r) => r.id), workspaceId: ws.id };
-    writeFileSync(meta, JSON.stringify(out));
-    return out;
-  } finally {
-    await storage.close();
-  }
+  log(`seeding ${CUSTOMERS} customers in ${DB}…`);
+  const { secret, ids, workspaceId } = await seedBench(DB, 'AB', CUSTOMERS);
+  const out = { secret, ids, workspaceId };
+  writeFileSync(meta, JSON.stringify(out));
+  return out;
 }
 
 function scenario(name: string, url: string, headers: Record<string, string>, ids: string[]): autocannon.Options {
