@@ -105,7 +105,7 @@ async function main() {
     if (!one.ok) throw new Error(`GET /customers/{id}: ${one.status} ${await one.text()}`);
     const bodyFile = join(dir, 'customer.json');
     writeFileSync(bodyFile, Buffer.from(await one.arrayBuffer()));
-    const { raw, bare, insert, writeTx, limits, names } = await startCeilings(children, {
+    const { raw, bare, insert, writeTx, updateTx, limits, names } = await startCeilings(children, {
       engine,
       databaseUrl,
       workspaceId,
@@ -310,7 +310,14 @@ async function main() {
         },
         cpu,
       );
-    const updated = await paired(() => updateOf(api.url, cpuOf(api.process.pid)), createCeiling, writeFloor);
+    // An update's own floor beside a create's, in the rounds: the same customers, the same pool.
+    const updateFloor: [string, () => Promise<Load>][] = updateTx
+      ? [['bare_fastify_pg_update_tx', () => updateOf(updateTx.url, cpuOf(updateTx.process.pid))]]
+      : [];
+    const updated = await paired(() => updateOf(api.url, cpuOf(api.process.pid)), createCeiling, [
+      ...writeFloor,
+      ...updateFloor,
+    ]);
     record('update', updated, names.insert);
 
     const apiPeak = api.peakRssMiB();

@@ -32,6 +32,8 @@ export interface Ceilings {
   insert: Child;
   /** PostgreSQL: a create's rows in one transaction. */
   writeTx?: Child;
+  /** PostgreSQL: an update's row, record, change-log row and event in one transaction. */
+  updateTx?: Child;
   /** PostgreSQL with Redis: the read behind a limit's counters. */
   limits?: Child;
   names: { read: string; get: string; insert: string };
@@ -80,6 +82,7 @@ export async function startCeilings(
       bare,
       insert: bare,
       writeTx: await start('bare-fastify-pg-write-tx.mjs', { ...pgEnv, WORKSPACE_ID: `${workspaceId}_ceiling` }),
+      updateTx: await start('bare-fastify-pg-update-tx.mjs', pgEnv),
       ...(options.redisUrl
         ? { limits: await start('bare-fastify-pg-limits.mjs', { ...pgEnv, REDIS_URL: options.redisUrl }) }
         : {}),
