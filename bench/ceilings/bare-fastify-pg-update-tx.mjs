@@ -1,7 +1,7 @@
-import { randomInt } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { adultCutoff, PG_ONE } from './customer-sql.mjs';
+import { inTransaction, insertEvent, namedInsert, random62, timeOrdered } from './pg-rows.mjs';
 
 /**
  * Floor `bare_fastify_pg_update_tx` for `npm run bench -- --database postgres`'s update: what
@@ -16,15 +16,6 @@ import { adultCutoff, PG_ONE } from './customer-sql.mjs';
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_SIZE ?? 10) });
 const workspaceId = process.env.WORKSPACE_ID;
 const json = 'application/json; charset=utf-8';
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const random62 = (n) => Array.from({ length: n }, () => BASE62[randomInt(62)]).join('');
-const base62 = (n, width) => {
-  let out = '';
-  for (let v = n; out.length < width; v = Math.floor(v / 62)) out = BASE62[v % 62] + out;
-  return out;
-};
-// As the API's ids (src/lib/ids.ts): time first, so each new row lands on the last page of its index.
-const timeOrdered = (prefix) => `${prefix}_${base62(Date.now(), 8)}${random62(14)}`;
 const keyId = `key_${random62(22)}`;
 
 // The old nickname comes from the row the UPDATE locks, so the change log and the event have it.
@@ -36,11 +27,7 @@ const update = {
     'update customers c set nickname = $1, updated_at = $2, version = c.version + 1 from old where c.id = old.id ' +
     'returning c.version, old.nickname as before',
 };
-const named = (name, table, columns) => ({
-  name,
-  text: `insert into ${table} (${columns.join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
-});
-const insertChange = named('change', 'change_log', [
+const insertChange = namedInsert('change', 'change_log', [
   'id',
   'workspace_id',
   'livemode',
@@ -56,14 +43,6 @@ const insertChange = named('change', 'change_log', [
   'before',
   'after',
 ]);
-const insertEvent = named('event', 'webhook_events', [
-  'id',
-  'workspace_id',
-  'livemode',
-  'type',
-  'payload',
-  'created_at',
-]);
 
 const app = Fastify({ logger: false });
 app.patch('/customers/:id', async (req, reply) => {
@@ -71,14 +50,9 @@ app.patch('/customers/:id', async (req, reply) => {
   const version = Number(/"(\d+)"/.exec(String(req.headers['if-match']))?.[1]);
   const now = Date.now();
   const at = new Date(now).toISOString();
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  const answered = await inTransaction(pool, async (client) => {
     const changed = await client.query({ ...update, values: [nickname, now, req.params.id, workspaceId, version] });
-    if (changed.rowCount === 0) {
-      await client.query('rollback');
-      return reply.code(412).type(json).send('{"error":"precondition failed"}');
-    }
+    if (changed.rowCount === 0) return null;
     const { version: next, before } = changed.rows[0];
     const { rows } = await client.query({ ...PG_ONE, values: [adultCutoff(), workspaceId, req.params.id] });
     const record = rows[0].record;
@@ -90,14 +64,11 @@ app.patch('/customers/:id', async (req, reply) => {
     const previous = JSON.stringify({ nickname: before });
     const payload = `{"id":"${eventId}","object":"webhook_event","type":"customer.updated","created_at":"${at}","livemode":true,"data":{"object":${record},"previous_attributes":${previous}}}`;
     await client.query({ ...insertEvent, values: [eventId, workspaceId, 1, 'customer.updated', payload, now] });
-    await client.query('commit');
-    return reply.type(json).header('etag', `"${next}"`).send(record);
-  } catch (err) {
-    await client.query('rollback');
-    throw err;
-  } finally {
-    client.release();
-  }
+    return { record, next };
+  });
+  // Its version moved (or it is gone): the transaction wrote nothing.
+  if (!answered) return reply.code(412).type(json).send('{"error":"precondition failed"}');
+  return reply.type(json).header('etag', `"${answered.next}"`).send(answered.record);
 });
 await app.listen({ port: Number(process.env.PORT ?? 0), host: process.env.HOST ?? '127.0.0.1' });
 const { port } = app.server.address();

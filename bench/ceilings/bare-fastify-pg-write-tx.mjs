@@ -1,6 +1,7 @@
-import { createHash, randomInt } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
+import { inTransaction, insertEvent, namedInsert, random62, timeOrdered } from './pg-rows.mjs';
 
 /**
  * Ceiling `bare_fastify_pg_write_tx` for `npm run bench -- --database postgres`'s create and
@@ -19,23 +20,9 @@ const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Numb
 const workspaceId = process.env.WORKSPACE_ID;
 const json = 'application/json; charset=utf-8';
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const random62 = (n) => Array.from({ length: n }, () => BASE62[randomInt(62)]).join('');
-const base62 = (n, width) => {
-  let out = '';
-  for (let v = n; out.length < width; v = Math.floor(v / 62)) out = BASE62[v % 62] + out;
-  return out;
-};
-// As the API's ids (src/lib/ids.ts): a change's, an event's and a request's begin with the
-// time, so each new row lands on the last page of its index, as the API's do.
-const timeOrdered = (prefix) => `${prefix}_${base62(Date.now(), 8)}${random62(14)}`;
 const keyId = `key_${random62(22)}`;
 
-const named = (name, table, columns) => ({
-  name,
-  text: `insert into ${table} (${columns.join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
-});
-const insertAnswer = named('answer', 'idempotency_keys', [
+const insertAnswer = namedInsert('answer', 'idempotency_keys', [
   'key_id',
   'idempotency_key',
   'workspace_id',
@@ -48,7 +35,7 @@ const insertAnswer = named('answer', 'idempotency_keys', [
   'created_at',
 ]);
 // The customer's other columns are null or their defaults, as a create with a name and an email leaves them.
-const insertCustomer = named('customer', 'customers', [
+const insertCustomer = namedInsert('customer', 'customers', [
   'id',
   'workspace_id',
   'livemode',
@@ -61,7 +48,7 @@ const insertCustomer = named('customer', 'customers', [
   'created_at',
   'updated_at',
 ]);
-const insertChange = named('change', 'change_log', [
+const insertChange = namedInsert('change', 'change_log', [
   'id',
   'workspace_id',
   'livemode',
@@ -75,14 +62,6 @@ const insertChange = named('change', 'change_log', [
   'object_id',
   'customer_version',
   'after',
-]);
-const insertEvent = named('event', 'webhook_events', [
-  'id',
-  'workspace_id',
-  'livemode',
-  'type',
-  'payload',
-  'created_at',
 ]);
 
 const nulls = (keys) => Object.fromEntries(keys.map((k) => [k, null]));
@@ -139,22 +118,14 @@ app.post('/customers', async (req, reply) => {
     .update(`POST\n/customers\n${JSON.stringify(body)}`)
     .digest('hex');
   const key = String(req.headers['idempotency-key']);
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  await inTransaction(pool, async (client) => {
     const answer = [keyId, key, workspaceId, fingerprint, 201, json, '{"ETag":"\\"1\\""}', record, requestId, now];
     await client.query({ ...insertAnswer, values: answer });
     await client.query({ ...insertCustomer, values: [id, workspaceId, 1, firstName, email, 0, 0, 1, keyId, now, now] });
     const change = [timeOrdered('chg'), workspaceId, 1, now, 'key', keyId, keyId, requestId, 'customer.create'];
     await client.query({ ...insertChange, values: [...change, 'customer', id, 1, changedFields(firstName, email)] });
     await client.query({ ...insertEvent, values: [eventId, workspaceId, 1, 'customer.created', payload, now] });
-    await client.query('commit');
-  } catch (err) {
-    await client.query('rollback');
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
   return reply.code(201).type(json).header('etag', '"1"').send(record);
 });
 await app.listen({ port: Number(process.env.PORT ?? 0), host: process.env.HOST ?? '127.0.0.1' });
