@@ -145,7 +145,7 @@ interface Measure {
 let receiver: Child | undefined;
 
 async function receiverUrl(): Promise<string> {
-  receiver ??= await startChild(['bench/webhook-receiver.mjs'], {}, /listening at (http:\/\/\S+)/);
+  receiver ??= await startChild(['bench/webhook-receiver.mjs'], {});
   return `${receiver.url}/hooks`;
 }
 

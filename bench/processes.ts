@@ -55,11 +55,14 @@ function spawnNode(args: string[], env: Record<string, string>): { child: ChildP
   return { child, output: () => out };
 }
 
+/** What every helper process (a ceiling, a receiver, the collector) prints once it listens. */
+const LISTENING = /listening at (http:\/\/\S+)/;
+
 /**
- * Starts `node ARGS` and waits for the `http://…` address it prints. TypeScript files need
- * `--import tsx` in `args`; the ceilings are plain JavaScript and start without it.
+ * Starts `node ARGS` and waits for the `http://…` address it prints (`listening at URL`).
+ * TypeScript files need `--import tsx` in `args`; the ceilings are plain JavaScript and start without it.
  */
-export async function startChild(args: string[], env: Record<string, string>, pattern: RegExp): Promise<Child> {
+export async function startChild(args: string[], env: Record<string, string>): Promise<Child> {
   const { child, output } = spawnNode(args, env);
   const deadline = Date.now() + 60_000;
   let url: string | undefined;
@@ -69,7 +72,7 @@ export async function startChild(args: string[], env: Record<string, string>, pa
       child.kill('SIGKILL');
       throw new Error(`${args.join(' ')} did not listen:\n${output()}`);
     }
-    url = pattern.exec(output())?.[1];
+    url = LISTENING.exec(output())?.[1];
     if (!url) await new Promise((r) => setTimeout(r, 50));
   }
   return wrap(child, url);

@@ -88,7 +88,7 @@ async function main() {
     // Tracing on, as an operator turns it on: the standard variables, a collector on loopback.
     let sink: Child | undefined;
     if (SETTINGS.tracing !== null) {
-      sink = await startChild(['bench/otlp-sink.mjs'], {}, /listening at (http:\/\/\S+)/);
+      sink = await startChild(['bench/otlp-sink.mjs'], {});
       children.push(sink);
       Object.assign(apiEnv, {
         OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
@@ -245,7 +245,7 @@ async function main() {
 
     if (SETTINGS.webhook) {
       log('create_webhook…');
-      const receiver = await startChild(['bench/webhook-receiver.mjs'], {}, /listening at (http:\/\/\S+)/);
+      const receiver = await startChild(['bench/webhook-receiver.mjs'], {});
       children.push(receiver);
       const deliveries = { delivered: 0, pending: 0, failed: 0 };
       const withEndpoint = async () => {

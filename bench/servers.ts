@@ -39,8 +39,6 @@ export interface Ceilings {
   names: { read: string; get: string; insert: string };
 }
 
-const LISTENING = /listening at (http:\/\/\S+)/;
-
 /**
  * Starts the ceilings of `databaseUrl`'s engine on it, each a process of its own added to
  * `children`, and says on stderr when the bare route's customer differs from the API's bytes
@@ -60,7 +58,7 @@ export async function startCeilings(
 ): Promise<Ceilings> {
   const { engine, databaseUrl, workspaceId } = options;
   const start = async (script: string, env: Record<string, string>) => {
-    const child = await startChild([`bench/ceilings/${script}`], env, LISTENING);
+    const child = await startChild([`bench/ceilings/${script}`], env);
     children.push(child);
     return child;
   };
