@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { loadConfig } from '../src/config.ts';
 import { isPostgresUrl } from '../src/db/index.ts';
 import { cpuSince, TICK_US } from './cpu.ts';
 import { addEndpoint, retireEndpoint } from './endpoint.ts';
@@ -30,6 +31,9 @@ import { seedBench } from './seed.ts';
  * scenario a run to profile it alone).
  * `create_webhook` is `create` with one enabled endpoint posting to a local receiver
  * (bench/webhook-receiver.mjs), made before its warm-up and removed with its queue after.
+ * A variant named for a script of bench/ceilings/ (`bare-fastify-pg-limits.mjs:REDIS_URL=…`)
+ * is that ceiling, started on the same database, workspace and pool size as a bundle would
+ * be, so a floor takes its turn in the same rounds (it answers only the routes it has).
  */
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -180,7 +184,15 @@ async function measure(variant: string, round: number, { secret, ids, workspaceI
   const profile = process.env.AB_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.AB_CPU_PROF, profileDir)}`]
     : [];
-  const { child } = await startUntilReady([...profile, join('dist/ab', bundle, 'server.js')], { ...env, ...settings });
+  const child = bundle.endsWith('.mjs')
+    ? await startChild([...profile, join('bench/ceilings', bundle)], {
+        DATABASE_URL: RUN_DB,
+        DB_PATH: RUN_DB,
+        WORKSPACE_ID: workspaceId,
+        POOL_SIZE: String(loadConfig({}).pgPoolSize),
+        ...settings,
+      })
+    : (await startUntilReady([...profile, join('dist/ab', bundle, 'server.js')], { ...env, ...settings })).child;
   const out: Measure[] = [];
   try {
     const headers = { authorization: `Bearer ${secret}`, 'service-version': '2026-10-08' };
@@ -206,14 +218,14 @@ async function measure(variant: string, round: number, { secret, ids, workspaceI
           ? {}
           : { pg_cpu_us: Math.round((pgTicks * TICK_US) / Math.max(1, r.requests.total)) }),
         non2xx: r.non2xx + r.errors,
-        peak_rss_mib: (child as Child).peakRssMiB(),
+        peak_rss_mib: child.peakRssMiB(),
         ...(deliveries ? { deliveries } : {}),
       };
       console.log(JSON.stringify(m));
       out.push(m);
     }
   } finally {
-    await (child as Child).stop();
+    await child.stop();
   }
   return out;
 }
