@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import pg from 'pg';
 import { adultCutoff, PG_ONE } from './customer-sql.mjs';
-import { inTransaction, insertEvent, namedInsert, random62, timeOrdered } from './pg-rows.mjs';
+import { changeValues, inTransaction, insertChange, insertEvent, random62, timeOrdered } from './pg-rows.mjs';
 
 /**
  * Floor `bare_fastify_pg_update_tx` for `npm run bench -- --database postgres`'s update: what
@@ -27,22 +27,6 @@ const update = {
     'update customers c set nickname = $1, updated_at = $2, version = c.version + 1 from old where c.id = old.id ' +
     'returning c.version, old.nickname as before',
 };
-const insertChange = namedInsert('change', 'change_log', [
-  'id',
-  'workspace_id',
-  'livemode',
-  'at',
-  'actor_kind',
-  'actor_id',
-  'key_id',
-  'request_id',
-  'action',
-  'object',
-  'object_id',
-  'customer_version',
-  'before',
-  'after',
-]);
 
 const app = Fastify({ logger: false });
 app.patch('/customers/:id', async (req, reply) => {
@@ -57,9 +41,9 @@ app.patch('/customers/:id', async (req, reply) => {
     const { rows } = await client.query({ ...PG_ONE, values: [adultCutoff(), workspaceId, req.params.id] });
     const record = rows[0].record;
     const requestId = timeOrdered('req');
-    const change = [timeOrdered('chg'), workspaceId, 1, now, 'key', keyId, keyId, requestId, 'customer.update'];
-    const diff = [JSON.stringify({ nickname: before }), JSON.stringify({ nickname })];
-    await client.query({ ...insertChange, values: [...change, 'customer', req.params.id, next, ...diff] });
+    const change = { workspaceId, now, keyId, requestId, action: 'customer.update', customerId: req.params.id };
+    const diff = { before: JSON.stringify({ nickname: before }), after: JSON.stringify({ nickname }) };
+    await client.query({ ...insertChange, values: changeValues({ ...change, version: next, ...diff }) });
     const eventId = timeOrdered('whe');
     const previous = JSON.stringify({ nickname: before });
     const payload = `{"id":"${eventId}","object":"webhook_event","type":"customer.updated","created_at":"${at}","livemode":true,"data":{"object":${record},"previous_attributes":${previous}}}`;

@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
-import { inTransaction, insertEvent, namedInsert, random62, timeOrdered } from './pg-rows.mjs';
+import {
+  changeValues,
+  inTransaction,
+  insertChange,
+  insertEvent,
+  namedInsert,
+  random62,
+  timeOrdered,
+} from './pg-rows.mjs';
 
 /**
  * Ceiling `bare_fastify_pg_write_tx` for `npm run bench -- --database postgres`'s create and
@@ -47,21 +55,6 @@ const insertCustomer = namedInsert('customer', 'customers', [
   'created_by_key_id',
   'created_at',
   'updated_at',
-]);
-const insertChange = namedInsert('change', 'change_log', [
-  'id',
-  'workspace_id',
-  'livemode',
-  'at',
-  'actor_kind',
-  'actor_id',
-  'key_id',
-  'request_id',
-  'action',
-  'object',
-  'object_id',
-  'customer_version',
-  'after',
 ]);
 
 const nulls = (keys) => Object.fromEntries(keys.map((k) => [k, null]));
@@ -122,8 +115,9 @@ app.post('/customers', async (req, reply) => {
     const answer = [keyId, key, workspaceId, fingerprint, 201, json, '{"ETag":"\\"1\\""}', record, requestId, now];
     await client.query({ ...insertAnswer, values: answer });
     await client.query({ ...insertCustomer, values: [id, workspaceId, 1, firstName, email, 0, 0, 1, keyId, now, now] });
-    const change = [timeOrdered('chg'), workspaceId, 1, now, 'key', keyId, keyId, requestId, 'customer.create'];
-    await client.query({ ...insertChange, values: [...change, 'customer', id, 1, changedFields(firstName, email)] });
+    const after = changedFields(firstName, email);
+    const change = { workspaceId, now, keyId, requestId, action: 'customer.create', customerId: id, version: 1 };
+    await client.query({ ...insertChange, values: changeValues({ ...change, before: null, after }) });
     await client.query({ ...insertEvent, values: [eventId, workspaceId, 1, 'customer.created', payload, now] });
   });
   return reply.code(201).type(json).header('etag', '"1"').send(record);

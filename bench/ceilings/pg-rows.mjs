@@ -24,6 +24,42 @@ export const namedInsert = (name, table, columns) => ({
   text: `insert into ${table} (${columns.join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
 });
 
+/** A change-log row of a key's change to one customer, as both floors write it. */
+export const insertChange = namedInsert('change', 'change_log', [
+  'id',
+  'workspace_id',
+  'livemode',
+  'at',
+  'actor_kind',
+  'actor_id',
+  'key_id',
+  'request_id',
+  'action',
+  'object',
+  'object_id',
+  'customer_version',
+  'before',
+  'after',
+]);
+
+/** insertChange's values: `before` is null for a create, as the API writes it. */
+export const changeValues = ({ workspaceId, now, keyId, requestId, action, customerId, version, before, after }) => [
+  timeOrdered('chg'),
+  workspaceId,
+  1,
+  now,
+  'key',
+  keyId,
+  keyId,
+  requestId,
+  action,
+  'customer',
+  customerId,
+  version,
+  before,
+  after,
+];
+
 /** An event row, as both floors write it. */
 export const insertEvent = namedInsert('event', 'webhook_events', [
   'id',
