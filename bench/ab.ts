@@ -48,6 +48,8 @@ const SECONDS = Number(process.env.AB_SECONDS ?? 8);
 const WARMUP = Number(process.env.AB_WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.AB_CONNECTIONS ?? 32);
 const DB = process.env.AB_DB ?? join(ROOT, 'dist/ab/ab.sqlite');
+/** A floor's pool: the API's, as PG_POOL_SIZE sets it for the bundles too (their environment is this one's). */
+const POOL_SIZE = String(loadConfig({ PG_POOL_SIZE: process.env.PG_POOL_SIZE }).pgPoolSize);
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -189,7 +191,7 @@ async function measure(variant: string, round: number, { secret, ids, workspaceI
         DATABASE_URL: RUN_DB,
         DB_PATH: RUN_DB,
         WORKSPACE_ID: workspaceId,
-        POOL_SIZE: String(loadConfig({}).pgPoolSize),
+        POOL_SIZE,
         ...settings,
       })
     : (await startUntilReady([...profile, join('dist/ab', bundle, 'server.js')], { ...env, ...settings })).child;
