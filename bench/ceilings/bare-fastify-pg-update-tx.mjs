@@ -42,10 +42,11 @@ app.patch('/customers/:id', async (req, reply) => {
     const record = rows[0].record;
     const requestId = timeOrdered('req');
     const change = { workspaceId, now, keyId, requestId, action: 'customer.update', customerId: req.params.id };
-    const diff = { before: JSON.stringify({ nickname: before }), after: JSON.stringify({ nickname }) };
+    // The change log's `before` is the event's previous_attributes.
+    const previous = JSON.stringify({ nickname: before });
+    const diff = { before: previous, after: JSON.stringify({ nickname }) };
     await client.query({ ...insertChange, values: changeValues({ ...change, version: next, ...diff }) });
     const eventId = timeOrdered('whe');
-    const previous = JSON.stringify({ nickname: before });
     const payload = `{"id":"${eventId}","object":"webhook_event","type":"customer.updated","created_at":"${at}","livemode":true,"data":{"object":${record},"previous_attributes":${previous}}}`;
     await client.query({ ...insertEvent, values: [eventId, workspaceId, 1, 'customer.updated', payload, now] });
     return { record, next };
